@@ -1,0 +1,73 @@
+"""What several commands share: the arena home and database, and printing rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from arena.store import Store, default_home, default_url
+
+out = Console(highlight=False)
+if not out.is_terminal:  # piped or captured: do not squeeze tables into 80 columns
+    out = Console(highlight=False, width=160)
+
+
+@dataclass
+class Settings:
+    """Global options, set by the app callback."""
+
+    home: Path | None = None
+    db: str | None = None
+
+
+SETTINGS = Settings()
+
+
+def home() -> Path:
+    """The arena home (created if missing)."""
+    path = SETTINGS.home or default_home()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def open_store() -> Store:
+    """The database named by --db / ARENA_DB, or the SQLite file in the home."""
+    return Store(SETTINGS.db or default_url(home()))
+
+
+def echo_json(data: Any) -> None:
+    """Print data as one JSON document."""
+    typer.echo(orjson.dumps(data, default=str).decode())
+
+
+def print_rows(
+    rows: list[dict[str, Any]], title: str = "", columns: list[str] | None = None
+) -> None:
+    """Print a list of dicts as a table."""
+    if not rows:
+        out.print(f"{title}: nothing yet" if title else "nothing yet")
+        return
+    columns = columns or list(rows[0])
+    table = Table(title=title or None, title_justify="left")
+    for column in columns:
+        numeric = all(isinstance(r.get(column), int | float) for r in rows)
+        table.add_column(column, justify="right" if numeric else "left")
+    for row in rows:
+        table.add_row(*[_cell(row.get(c)) for c in columns])
+    out.print(table)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    return str(value)

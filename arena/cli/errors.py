@@ -1,0 +1,46 @@
+"""Turning expected failures into a one-line message and exit code 2, never a traceback."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+import typer
+from rich.console import Console
+
+from arena.games import GameError
+from arena.manifest import BotFolderError
+from arena.replay import ReplayError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: Messages for people go to stderr; data (tables, JSON) goes to stdout.
+err = Console(stderr=True, highlight=False)
+
+
+class UserError(ValueError):
+    """Bad input from the command line: reported in one line, exit code 2."""
+
+
+EXPECTED = (UserError, GameError, BotFolderError, ReplayError)
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print `error: message` to stderr and return the Exit to raise."""
+    err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    return typer.Exit(code)
+
+
+def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Wrap a command so that expected errors end it with one line and exit code 2."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except EXPECTED as error:
+            raise fail(str(error)) from None
+
+    return wrapper

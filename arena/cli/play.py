@@ -1,0 +1,104 @@
+"""`arena play`: one match between bots, as a table or JSON, with an optional replay file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from arena import lineup, replay
+from arena.cli.errors import reports_errors
+from arena.match import MatchResult, MatchStatus, run_match
+
+out = Console(highlight=False)
+
+
+def result_json(result: MatchResult) -> dict[str, Any]:
+    """The machine-readable summary of a match."""
+    return {
+        "match": result.match_id,
+        "game": result.game,
+        "game_version": result.game_version,
+        "seed": result.seed,
+        "variant": result.variant,
+        "status": str(result.status),
+        "error": result.error or None,
+        "seats": [
+            {
+                "seat": s.seat,
+                "bot": s.bot,
+                "score": s.score,
+                "rank": s.rank,
+                "status": str(s.status),
+                "detail": s.detail or None,
+                "decisions": s.decisions,
+                "think_ms": round(s.think_seconds * 1000, 3),
+                "stderr_tail": s.stderr[-2000:] or None,
+            }
+            for s in result.seats
+        ],
+    }
+
+
+def print_result(result: MatchResult) -> None:
+    """The result as a table, with forfeit reasons and the seed to replay it."""
+    variant = " ".join(f"{k}={v}" for k, v in result.variant.items())
+    table = Table(title=f"{result.game} seed={result.seed} {variant}", title_justify="left")
+    for column in ("seat", "bot", "score", "rank", "status"):
+        table.add_column(column, justify="right" if column in ("seat", "score", "rank") else "left")
+    for s in result.seats:
+        status = str(s.status) + (f": {s.detail}" if s.detail else "")
+        score = "" if s.score is None else f"{s.score:g}"
+        table.add_row(str(s.seat), s.bot, score, str(s.rank or ""), status)
+    out.print(table)
+    if result.status is MatchStatus.PLATFORM_ERROR:
+        out.print(f"[bold red]platform error, match void:[/] {result.error}")
+    for s in result.seats:
+        if s.status != "ok" and s.stderr.strip():
+            tail = "\n".join(s.stderr.strip().splitlines()[-5:])
+            out.print(f"[dim]stderr of seat {s.seat} ({s.bot}), last lines:[/]\n{tail}")
+
+
+@reports_errors
+def play(
+    game: Annotated[str, typer.Argument(help="Game id, see `arena games`.")],
+    bots: Annotated[
+        list[str], typer.Argument(help="Bot folders or bundled bot names, one per seat.")
+    ],
+    seed: Annotated[int | None, typer.Option(help="Match seed (default: a random one).")] = None,
+    variant: Annotated[
+        list[str] | None, typer.Option("--variant", help="KEY=VALUE, repeatable.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    replay_file: Annotated[
+        Path | None, typer.Option("--replay", help="Write the replay to this file.")
+    ] = None,
+    decision_timeout: Annotated[
+        float, typer.Option(help="Seconds a bot has for each decision.")
+    ] = 1.0,
+    startup_timeout: Annotated[
+        float, typer.Option(help="Seconds a bot has to start and answer ready.")
+    ] = 10.0,
+) -> None:
+    """Play one match and print each seat's score, rank and status."""
+    spec = lineup.match_spec(
+        game,
+        bots,
+        seed=seed,
+        variant=lineup.parse_variant_pairs(variant or []),
+        decision_timeout=decision_timeout,
+        startup_timeout=startup_timeout,
+    )
+    result = run_match(spec)
+    if replay_file is not None and result.replay is not None:
+        replay.write(replay_file, result.replay)
+    if as_json:
+        typer.echo(orjson.dumps(result_json(result)).decode())
+    else:
+        print_result(result)
+    if result.status is MatchStatus.PLATFORM_ERROR:
+        raise typer.Exit(1)

@@ -1,0 +1,45 @@
+"""`arena replay verify|show FILE`: check a replay against the referee, or print it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from arena import replay as replays
+from arena.cli.errors import reports_errors
+
+app = typer.Typer(help="Check or print replay files.", no_args_is_help=True)
+out = Console(highlight=False, soft_wrap=True)
+
+
+@app.command()
+@reports_errors
+def verify(file: Annotated[Path, typer.Argument(help="A replay written by --replay.")]) -> None:
+    """Re-run a replay through the referee; exit 0 only if the outcome matches."""
+    data = replays.load(file)
+    outcome = replays.verify(data)
+    scores = " ".join(f"{s:g}" for s in outcome.scores)
+    out.print(f"ok: {data['game']} replay checks out (scores {scores})")
+
+
+@app.command()
+@reports_errors
+def show(file: Annotated[Path, typer.Argument(help="A replay written by --replay.")]) -> None:
+    """Print a replay turn by turn."""
+    data = replays.load(file)
+    variant = " ".join(f"{k}={v}" for k, v in data["variant"].items())
+    out.print(f"{data['game']} v{data['game_version']}  seed={data.get('seed')}  {variant}")
+    for seat in data["seats"]:
+        out.print(f"  seat {seat['seat']}: {seat['bot']}")
+    for line in replays.lines(data):
+        out.print(line, markup=False)
+    result = data["outcome"]
+    for seat in data["seats"]:
+        i = seat["seat"]
+        out.print(
+            f"  seat {i} ({seat['bot']}): score {result['scores'][i]}, "
+            f"rank {result['ranks'][i]}, {result['status'][i]}"
+        )

@@ -1,0 +1,175 @@
+"""`arena tournament run|resume|list|show`: tournaments with a live progress bar."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from arena import reports
+from arena.cli.common import echo_json, home, open_store, out, print_rows
+from arena.cli.errors import UserError, err, reports_errors
+from arena.lineup import parse_variant_pairs
+from arena.store import Store
+from arena.tournament import config as tconfig
+from arena.tournament import runner
+
+app = typer.Typer(help="Run and inspect tournaments.", no_args_is_help=True)
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+
+
+def play(
+    store: Store, tournament_id: int, workers: int, fresh: bool, pin: bool, quiet: bool
+) -> float:
+    """Run a tournament's unrecorded matches with a live progress bar; returns seconds taken."""
+    began = time.monotonic()
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:.1f} matches/s"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=err, transient=False, disable=quiet) as bar:
+        done, total = store.match_counts(tournament_id)
+        task = bar.add_task(f"tournament {tournament_id}", total=total, completed=done, rate=0.0)
+        start_done = done
+
+        def report(progress: runner.Progress) -> None:
+            rate = (progress.done - start_done) / max(1e-9, time.monotonic() - began)
+            bar.update(task, completed=progress.done, rate=rate)
+            for label in progress.suspended_now:
+                err.print(f"[yellow]suspended[/] {label}: too many forfeits in a row")
+
+        runner.run(
+            store,
+            tournament_id,
+            workers,
+            fresh_processes=fresh,
+            pin_workers=pin,
+            on_progress=report,
+        )
+    return time.monotonic() - began
+
+
+def show_summary(store: Store, tournament_id: int, as_json: bool) -> None:
+    """Print a tournament's status, standings, head-to-head and forfeits."""
+    details = reports.tournament_details(store, tournament_id)
+    if details is None:
+        raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
+    if as_json:
+        echo_json(details)
+        return
+    out.print(
+        f"tournament {details['id']} {details['name']}: {details['game']} {details['format']}, "
+        f"{details['status']}, {details['played']}/{details['scheduled']} matches"
+    )
+    print_rows(details["standings"], "standings")
+    print_rows(details["head_to_head"], "head to head (matches ranked better/equal/worse)")
+    if details["forfeits"]:
+        out.print("forfeits: " + ", ".join(f"{k} {v}" for k, v in details["forfeits"].items()))
+    if details["platform_errors"]:
+        out.print(f"[red]platform errors (void matches): {details['platform_errors']}[/]")
+
+
+@app.command()
+@reports_errors
+def run(
+    file: Annotated[Path | None, typer.Argument(help="A tournament file (TOML).")] = None,
+    game: Annotated[str | None, typer.Option(help="Game id.")] = None,
+    bots: Annotated[str | None, typer.Option(help="Comma-separated bot names or folders.")] = None,
+    players: Annotated[int | None, typer.Option(help="Players per match.")] = None,
+    rounds: Annotated[
+        int | None, typer.Option(help="Deals per group (each in every seat rotation).")
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Parallel worker processes.")] = None,
+    seed: Annotated[int | None, typer.Option(help="Tournament seed.")] = None,
+    variant: Annotated[
+        list[str] | None, typer.Option("--variant", help="KEY=VALUE, repeatable.")
+    ] = None,
+    format: Annotated[
+        str | None,
+        typer.Option("--format", help="round-robin or gauntlet (first bot is the challenger)."),
+    ] = None,
+    decision_timeout: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
+    suspend_after: Annotated[
+        int | None, typer.Option(help="Forfeits in a row before a bot is suspended.")
+    ] = None,
+    fresh_processes: Annotated[
+        bool, typer.Option("--fresh-processes", help="One bot process per match.")
+    ] = False,
+    no_pin: Annotated[bool, typer.Option("--no-pin", help="Do not pin workers to cores.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Schedule a tournament (file and/or flags), play it, and show the standings."""
+    base = tconfig.load(file) if file is not None else tconfig.TournamentConfig()
+    flags: dict[str, Any] = {
+        "game": game,
+        "bots": bots,
+        "players": players,
+        "rounds": rounds,
+        "workers": workers,
+        "seed": seed,
+        "format": format,
+        "decision_timeout": decision_timeout,
+        "suspend_after": suspend_after,
+    }
+    flags = {k: v for k, v in flags.items() if v is not None}
+    if variant:
+        flags["variant"] = {**base.variant, **parse_variant_pairs(variant)}
+    if fresh_processes:
+        flags["fresh_processes"] = True
+    settings = tconfig.from_mapping(flags, base)
+    store = open_store()
+    tournament_id = runner.create(store, home(), settings)
+    err.print(
+        f"tournament {tournament_id} scheduled (resume: arena tournament resume {tournament_id})"
+    )
+    seconds = play(
+        store,
+        tournament_id,
+        settings.workers,
+        settings.fresh_processes,
+        settings.pin_workers and not no_pin,
+        quiet,
+    )
+    err.print(f"finished in {seconds:.1f} s")
+    show_summary(store, tournament_id, as_json)
+
+
+@app.command()
+@reports_errors
+def resume(
+    tournament_id: Annotated[int, typer.Argument(help="Tournament id.")],
+    workers: Annotated[int, typer.Option(help="Parallel worker processes.")] = 1,
+    fresh_processes: Annotated[bool, typer.Option("--fresh-processes")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Finish an interrupted tournament: play exactly the matches not yet recorded."""
+    store = open_store()
+    if store.tournament(tournament_id) is None:
+        raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
+    play(store, tournament_id, workers, fresh_processes, True, quiet)
+    show_summary(store, tournament_id, as_json)
+
+
+@app.command("list")
+@reports_errors
+def list_tournaments(as_json: JsonFlag = False) -> None:
+    """Every tournament with its progress."""
+    rows = reports.tournaments(open_store())
+    echo_json(rows) if as_json else print_rows(rows, "tournaments")
+
+
+@app.command()
+@reports_errors
+def show(
+    tournament_id: Annotated[int, typer.Argument(help="Tournament id.")], as_json: JsonFlag = False
+) -> None:
+    """Status, matches played of scheduled, standings, head-to-head, forfeits by reason."""
+    show_summary(open_store(), tournament_id, as_json)

@@ -1,0 +1,370 @@
+"""The one interface every referee implements, and the pieces it is made of.
+
+A referee is a pure object: no processes, no JSON transport, no database. The
+match runner, the tournament code and the conformance kit only ever call the
+public methods of `Game`; a game module only implements the underscored hooks.
+The public methods validate the seat and the decision, so checking untrusted
+moves lives in exactly one place.
+
+Chance is explicit: every random outcome goes through `Chance.draw`, which
+records it as JSON. A replay stores those outcomes, so another program can
+check a match without arena's random generator, and `Chance.replaying` feeds
+them back to the referee in the same order.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+import orjson
+
+#: A decision is a small JSON object, e.g. ``{"action": "play", "card": 34}``.
+Decision = dict[str, Any]
+#: Anything that survives a JSON round trip.
+JSON = Any
+
+T = TypeVar("T")
+
+
+class GameError(ValueError):
+    """Base class of the errors a referee raises for bad input."""
+
+
+class IllegalDecision(GameError):
+    """A seat offered a decision that is not in its legal list right now."""
+
+
+class VariantError(GameError):
+    """A variant key or value that the game does not accept."""
+
+
+class ReplayMismatch(GameError):
+    """A recorded chance outcome does not fit what the referee asks for."""
+
+
+def _json_copy(value: T) -> T:
+    """Return a deep copy through JSON, which also proves the value is JSON."""
+    result: T = orjson.loads(orjson.dumps(value))
+    return result
+
+
+class Chance:
+    """The only source of randomness a referee may use.
+
+    Recording mode draws from a `random.Random` seeded by the match seed and
+    keeps every outcome; replaying mode returns recorded outcomes in order and
+    never touches a random generator.
+    """
+
+    def __init__(self, seed: int | None = None, script: Sequence[Mapping[str, Any]] | None = None):
+        """Record from `seed`, or replay `script` (a list of ``{"chance", "outcome"}``)."""
+        if (seed is None) == (script is None):
+            raise ValueError("Chance needs exactly one of seed or script")
+        self._rng = random.Random(seed) if seed is not None else None
+        self._script = list(script) if script is not None else []
+        self._next = 0
+        #: Every outcome drawn so far, as ``{"chance": label, "outcome": value}``.
+        self.log: list[dict[str, Any]] = []
+
+    @classmethod
+    def replaying(cls, script: Sequence[Mapping[str, Any]]) -> Chance:
+        """A Chance that returns the outcomes of a recorded log, in order."""
+        return cls(script=script)
+
+    def draw(self, label: str, make: Callable[[random.Random], T]) -> T:
+        """Return a random outcome named `label`, made by `make(rng)` when recording.
+
+        The outcome must be JSON (lists, dicts, numbers, strings). The referee
+        receives its own copy, so it may mutate it freely.
+        """
+        if self._rng is not None:
+            outcome = _json_copy(make(self._rng))
+        else:
+            if self._next >= len(self._script):
+                raise ReplayMismatch(f"replay has no chance outcome left for {label!r}")
+            event = self._script[self._next]
+            self._next += 1
+            if event.get("chance") != label:
+                raise ReplayMismatch(
+                    f"replay has chance {event.get('chance')!r} where the referee draws {label!r}"
+                )
+            outcome = _json_copy(event["outcome"])
+        self.log.append({"chance": label, "outcome": _json_copy(outcome)})
+        return outcome
+
+    def shuffled(self, label: str, items: Sequence[T]) -> list[T]:
+        """Return `items` in a random order (recorded as the resulting order)."""
+
+        def make(rng: random.Random) -> list[T]:
+            result = list(items)
+            rng.shuffle(result)
+            return result
+
+        return self.draw(label, make)
+
+
+@dataclass(frozen=True)
+class VariantOption:
+    """One variant key a game accepts, with its default and its allowed values."""
+
+    name: str
+    default: int | bool | str
+    help: str
+    choices: tuple[int | bool | str, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, text: str) -> int | bool | str:
+        """Turn a command-line value into this option's type, or raise VariantError."""
+        if isinstance(self.default, bool):
+            lowered = text.strip().lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return self.check(True)
+            if lowered in ("0", "false", "no", "off"):
+                return self.check(False)
+            raise VariantError(f"variant {self.name} takes true or false, not {text!r}")
+        if isinstance(self.default, int):
+            try:
+                number = int(text)
+            except ValueError:
+                message = f"variant {self.name} takes a whole number, not {text!r}"
+                raise VariantError(message) from None
+            return self.check(number)
+        return self.check(text)
+
+    def check(self, value: Any) -> int | bool | str:
+        """Validate a value of the right type (e.g. from a tournament file)."""
+        if isinstance(self.default, bool) != isinstance(value, bool) or not isinstance(
+            value, type(self.default)
+        ):
+            raise VariantError(
+                f"variant {self.name} takes a {type(self.default).__name__}, not {value!r}"
+            )
+        if self.choices is not None and value not in self.choices:
+            allowed = ", ".join(str(c) for c in self.choices)
+            raise VariantError(f"variant {self.name} must be one of {allowed}, not {value!r}")
+        number = value if isinstance(value, int) else None
+        if self.minimum is not None and number is not None and number < self.minimum:
+            raise VariantError(f"variant {self.name} must be at least {self.minimum}, not {value}")
+        if self.maximum is not None and number is not None and number > self.maximum:
+            raise VariantError(f"variant {self.name} must be at most {self.maximum}, not {value}")
+        checked: int | bool | str = value
+        return checked
+
+    def describe(self) -> str:
+        """Short human text: ``rounds=2 (1..10)``."""
+        text = f"{self.name}={str(self.default).lower()}"
+        if self.choices is not None:
+            text += " (" + "|".join(str(c).lower() for c in self.choices) + ")"
+        elif self.minimum is not None or self.maximum is not None:
+            text += f" ({self.minimum if self.minimum is not None else ''}.."
+            text += f"{self.maximum if self.maximum is not None else ''})"
+        return text
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """Static facts about a game: its id, rules version, player range and variants."""
+
+    id: str
+    version: int
+    title: str
+    min_players: int
+    max_players: int
+    variants: tuple[VariantOption, ...] = ()
+    #: An upper bound on decisions in one match; the runner stops a runaway game there.
+    max_decisions: int = 100_000
+    #: True when the highest score wins (False for games such as LEYLO).
+    higher_score_wins: bool = True
+    #: True when the game can be played in teams (a variant decides whether it is).
+    has_teams: bool = False
+
+    def variant_option(self, name: str) -> VariantOption:
+        """The option called `name`, or VariantError listing the valid keys."""
+        for option in self.variants:
+            if option.name == name:
+                return option
+        valid = ", ".join(o.name for o in self.variants) or "none"
+        raise VariantError(f"{self.id} has no variant {name!r} (variants: {valid})")
+
+    def resolve_variant(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        """All variant keys with defaults filled in; raises VariantError on a bad key or value."""
+        resolved: dict[str, Any] = {o.name: o.default for o in self.variants}
+        for name, value in (given or {}).items():
+            option = self.variant_option(name)
+            resolved[name] = option.parse(value) if isinstance(value, str) else option.check(value)
+        return resolved
+
+    def check_players(self, players: int) -> None:
+        """Raise GameError unless `players` is in this game's range."""
+        if not self.min_players <= players <= self.max_players:
+            raise GameError(
+                f"{self.id} is for {self.min_players}-{self.max_players} players, not {players}"
+            )
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a finished game.
+
+    `ranks` are 1-based with shared ranks for equal results ("1224" ranking);
+    `teams` gives each seat's team number when the game was played in teams.
+    """
+
+    scores: tuple[float, ...]
+    ranks: tuple[int, ...]
+    teams: tuple[int, ...] | None = None
+
+
+def ranks_from_scores(scores: Sequence[float], higher_is_better: bool = True) -> tuple[int, ...]:
+    """Standard competition ranks, ties shared.
+
+    >>> ranks_from_scores([3, 7, 3, 1])
+    (2, 1, 2, 4)
+    >>> ranks_from_scores([3, 7, 3, 1], higher_is_better=False)
+    (2, 4, 2, 1)
+    """
+    sign = 1 if higher_is_better else -1
+    return tuple(1 + sum(1 for other in scores if sign * other > sign * mine) for mine in scores)
+
+
+@dataclass
+class Game(ABC):
+    """A referee: the state of one match of one game, with its rules.
+
+    Construct with `new` (seeded) or `from_chance` (replaying recorded chance).
+    Subclasses set `spec` and implement the hooks; they must draw every random
+    outcome through `self.chance`.
+    """
+
+    spec: ClassVar[GameSpec]
+
+    players: int
+    variant: dict[str, Any]
+    chance: Chance
+    #: Every applied decision as (seat, decision), in order.
+    history: list[tuple[int, Decision]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        """Validate the player count and variant, then let the game set itself up."""
+        self.spec.check_players(self.players)
+        self.variant = self.spec.resolve_variant(self.variant)
+        self._check_variant()
+        self._setup()
+
+    # ----- construction -------------------------------------------------
+    @classmethod
+    def new(cls, players: int, seed: int, variant: Mapping[str, Any] | None = None) -> Game:
+        """A fresh match whose chance comes from `seed`."""
+        return cls(players=players, variant=dict(variant or {}), chance=Chance(seed=seed))
+
+    @classmethod
+    def from_chance(
+        cls, players: int, script: Sequence[Mapping[str, Any]], variant: Mapping[str, Any] | None
+    ) -> Game:
+        """A match whose chance outcomes are replayed from a recorded log."""
+        return cls(players=players, variant=dict(variant or {}), chance=Chance.replaying(script))
+
+    # ----- public interface: the only entry points callers use ---------
+    def to_move(self) -> list[int]:
+        """The seats that must decide now, in the order their decisions apply."""
+        return [] if self.is_over() else self._to_move()
+
+    def legal(self, seat: int) -> list[Decision]:
+        """The decisions open to `seat` now (empty when it is not asked)."""
+        self._check_seat(seat)
+        if seat not in self.to_move():
+            return []
+        return self._legal(seat)
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        """Everything `seat` may know now, and nothing more, as JSON."""
+        self._check_seat(seat)
+        return self._observe(seat)
+
+    def apply(self, seat: int, decision: Decision) -> None:
+        """Apply one decision of `seat`; raises IllegalDecision if it is not legal now."""
+        self.apply_joint({seat: decision})
+
+    def apply_joint(self, decisions: Mapping[int, Decision]) -> None:
+        """Apply the decisions of several seats asked at the same time.
+
+        Each decision is checked against the legal list of the state in which it
+        was offered (the current one); then `_apply_joint` applies them.
+        """
+        asked = self.to_move()
+        for seat, decision in decisions.items():
+            self._check_seat(seat)
+            if seat not in asked:
+                raise IllegalDecision(f"seat {seat} is not to move")
+            if decision not in self._legal(seat):
+                raise IllegalDecision(f"seat {seat} may not {decision!r} now")
+        ordered = {seat: decisions[seat] for seat in asked if seat in decisions}
+        self._apply_joint(ordered)
+        self.history.extend(ordered.items())
+
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+        return self._is_over()
+
+    def outcome(self) -> Outcome:
+        """Scores and ranks of a finished game."""
+        if not self.is_over():
+            raise GameError("the game is not over")
+        scores = tuple(self._scores())
+        teams = self._teams()
+        return Outcome(scores, ranks_from_scores(scores, self.spec.higher_score_wins), teams)
+
+    def describe(self, seat: int, decision: Decision) -> str:
+        """A short human line for a decision, used by `arena replay show`."""
+        return f"seat {seat}: " + " ".join(f"{k}={v}" for k, v in decision.items())
+
+    def _check_seat(self, seat: int) -> None:
+        if not isinstance(seat, int) or not 0 <= seat < self.players:
+            raise GameError(f"no seat {seat!r} in a {self.players}-player game")
+
+    # ----- hooks for the game module ------------------------------------
+    def _check_variant(self) -> None:
+        """Reject variant combinations that do not fit the player count (VariantError)."""
+        return None
+
+    @abstractmethod
+    def _setup(self) -> None:
+        """Deal and set the first position, drawing chance through `self.chance`."""
+
+    @abstractmethod
+    def _to_move(self) -> list[int]:
+        """The seats to ask now; called only while the game is not over."""
+
+    @abstractmethod
+    def _legal(self, seat: int) -> list[Decision]:
+        """The legal decisions of a seat that is to move, in a deterministic order."""
+
+    @abstractmethod
+    def _observe(self, seat: int) -> dict[str, Any]:
+        """The seat's view of the game as a JSON object."""
+
+    @abstractmethod
+    def _apply(self, seat: int, decision: Decision) -> None:
+        """Apply a decision already checked to be legal."""
+
+    def _apply_joint(self, decisions: Mapping[int, Decision]) -> None:
+        """Apply simultaneous decisions; by default one after the other in `to_move` order."""
+        for seat, decision in decisions.items():
+            self._apply(seat, decision)
+
+    @abstractmethod
+    def _is_over(self) -> bool:
+        """True once the game has ended."""
+
+    @abstractmethod
+    def _scores(self) -> Sequence[float]:
+        """Final score of every seat (team games: the team's score for each member)."""
+
+    def _teams(self) -> tuple[int, ...] | None:
+        """Each seat's team number when playing in teams, else None."""
+        return None

@@ -1,0 +1,69 @@
+"""Turn what a user names (a game, bots, variant pairs) into a checked MatchSpec.
+
+Everything that can be wrong with the input is found here, before any bot
+starts, and reported as one GameError or BotFolderError.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from arena.games import VariantError, load_game
+from arena.manifest import BotFolderError, find_bot, prepare
+from arena.match import BotRef, MatchSpec
+
+
+def parse_variant_pairs(pairs: Iterable[str]) -> dict[str, str]:
+    """``["rounds=3", "pro=true"]`` -> ``{"rounds": "3", "pro": "true"}``."""
+    variant: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise VariantError(f"variant {pair!r} is not KEY=VALUE")
+        variant[key.strip()] = value.strip()
+    return variant
+
+
+def bot_ref(name_or_path: str, game_id: str) -> BotRef:
+    """Find, check and prepare one bot for `game_id`."""
+    manifest = find_bot(name_or_path)
+    if not manifest.plays(game_id):
+        games = ", ".join(manifest.games)
+        raise BotFolderError(f"bot {manifest.name} does not play {game_id} (it plays {games})")
+    return BotRef(manifest.name, str(manifest.folder), tuple(prepare(manifest)))
+
+
+def new_seed() -> int:
+    """A fresh random match seed (printed with the result, so any match can be replayed)."""
+    return secrets.randbelow(2**31)
+
+
+def match_spec(
+    game_id: str,
+    bots: Sequence[str],
+    *,
+    seed: int | None = None,
+    variant: dict[str, Any] | None = None,
+    decision_timeout: float = 1.0,
+    startup_timeout: float = 10.0,
+    match_id: str | None = None,
+) -> MatchSpec:
+    """A checked spec for one match of `game_id` between `bots` (paths or bundled names)."""
+    game = load_game(game_id)
+    game.spec.check_players(len(bots))
+    resolved = game.spec.resolve_variant(variant)
+    if decision_timeout <= 0 or startup_timeout <= 0:
+        raise VariantError("timeouts must be positive")
+    seed = new_seed() if seed is None else seed
+    refs = tuple(bot_ref(bot, game_id) for bot in bots)
+    return MatchSpec(
+        match_id=match_id or f"{game_id}-{seed}",
+        game=game_id,
+        seed=seed,
+        seats=refs,
+        variant=resolved,
+        decision_timeout=decision_timeout,
+        startup_timeout=startup_timeout,
+    )

@@ -1,0 +1,353 @@
+"""run_match: one game between seats, with deadlines, forfeits and a replay.
+
+`run_match(spec)` is a plain, picklable function of its input: no database, no
+global state, no terminal output. The same code runs in-process for tests, in a
+local process pool and on remote workers.
+
+Every way a seat's game can end has a name (`SeatStatus`): a bot that crashes,
+times out, answers garbage or an illegal decision is forfeited with that reason,
+a seeded fallback policy plays its remaining decisions so that the other seats
+finish a normal game, and a forfeited seat ranks last. A failure of arena
+itself voids the match (`MatchStatus.PLATFORM_ERROR`) and is never a bot's fault.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+import traceback
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from arena import protocol
+from arena.games import Decision, Game, Outcome, load_game
+from arena.players.pool import BotPool
+from arena.players.process import BotError, BotProcess
+from arena.sandbox import Limits
+
+LOG = logging.getLogger("arena.match")
+REPLAY_FORMAT = "arena-replay"
+REPLAY_VERSION = 1
+
+
+class SeatStatus(StrEnum):
+    """How a seat's game ended."""
+
+    OK = "ok"
+    """Played every decision itself."""
+    CRASH = "crash"
+    """The bot exited, closed its output, or could not start."""
+    TIMEOUT = "timeout"
+    """The bot did not answer, or did not read, before a deadline."""
+    INVALID = "invalid"
+    """The bot sent something that is not a valid protocol message."""
+    ILLEGAL = "illegal"
+    """The bot answered a decision that was not offered."""
+    SUSPENDED = "suspended"
+    """Not played: the bot was suspended from the tournament after repeated forfeits."""
+
+
+class MatchStatus(StrEnum):
+    """How a whole match ended."""
+
+    NORMAL = "normal"
+    """Every seat played to the end."""
+    FORFEIT = "forfeit"
+    """At least one seat was forfeited; the game was finished by the fallback policy."""
+    PLATFORM_ERROR = "platform-error"
+    """arena failed (not a bot): the match is void and never rated."""
+
+
+@dataclass(frozen=True)
+class BotRef:
+    """How to start one seat's bot: picklable, resolved before the match."""
+
+    name: str
+    folder: str
+    argv: tuple[str, ...]
+    version_id: int | None = None
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """Everything needed to play one match anywhere."""
+
+    match_id: str
+    game: str
+    seed: int
+    seats: tuple[BotRef, ...]
+    variant: dict[str, Any] = field(default_factory=dict)
+    decision_timeout: float = 1.0
+    startup_timeout: float = 10.0
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass
+class SeatResult:
+    """One seat's result."""
+
+    seat: int
+    bot: str
+    score: float | None
+    rank: int | None
+    status: SeatStatus
+    detail: str = ""
+    stderr: str = ""
+    decisions: int = 0
+    think_seconds: float = 0.0
+
+
+@dataclass
+class MatchResult:
+    """What `run_match` returns: the outcome per seat, the replay, timings."""
+
+    match_id: str
+    game: str
+    game_version: int
+    variant: dict[str, Any]
+    seed: int
+    status: MatchStatus
+    seats: list[SeatResult]
+    teams: list[int] | None = None
+    replay: dict[str, Any] | None = None
+    error: str = ""
+    seconds: float = 0.0
+
+
+def final_ranks(outcome: Outcome, forfeited: list[bool], higher_is_better: bool) -> list[int]:
+    """Ranks after forfeits: a forfeited seat (its whole team in team games) ranks last.
+
+    >>> final_ranks(Outcome((5, 3, 1), (1, 2, 3)), [True, False, False], True)
+    [3, 1, 2]
+    """
+    players = len(outcome.scores)
+    lost = list(forfeited)
+    if outcome.teams is not None:
+        bad_teams = {outcome.teams[s] for s in range(players) if forfeited[s]}
+        lost = [outcome.teams[s] in bad_teams for s in range(players)]
+    sign = 1 if higher_is_better else -1
+
+    def beats(a: int, b: int) -> bool:
+        if lost[a] != lost[b]:
+            return lost[b]
+        return sign * outcome.scores[a] > sign * outcome.scores[b]
+
+    return [1 + sum(beats(o, s) for o in range(players)) for s in range(players)]
+
+
+class _Seat:
+    """A seat during a match: its bot process (until forfeited) and its fallback."""
+
+    def __init__(self, index: int, ref: BotRef, seed: int):
+        self.index = index
+        self.ref = ref
+        self.bot: BotProcess | None = None
+        self.status = SeatStatus.OK
+        self.detail = ""
+        self.stderr = ""
+        self.decisions = 0
+        self.think = 0.0
+        self.requests = 0
+        self.fallback = random.Random(protocol.derive_seed(seed, "fallback", index))
+
+    def forfeit(self, status: SeatStatus, detail: str, pool: BotPool) -> None:
+        LOG.info("seat %d (%s) forfeited: %s: %s", self.index, self.ref.name, status, detail)
+        self.status, self.detail = status, detail
+        if self.bot is not None:
+            self.stderr = self.bot.stderr_tail()
+            pool.release(self.bot, healthy=False)
+            self.bot = None
+
+
+def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None:
+    """Start (or reuse) the seat's process and complete the start/ready handshake."""
+    ref = seat.ref
+    message = protocol.start_message(
+        match=spec.match_id,
+        game=spec.game,
+        game_version=game.spec.version,
+        variant=game.variant,
+        players=game.players,
+        seat=seat.index,
+        seed=protocol.derive_seed(spec.seed, "bot", seat.index),
+        decision_timeout_ms=int(spec.decision_timeout * 1000),
+    )
+    try:
+        seat.bot = pool.acquire(ref.name, ref.argv, Path(ref.folder), spec.limits)
+        seat.bot.start_match(message, time.monotonic() + spec.startup_timeout)
+    except BotError as error:
+        seat.forfeit(SeatStatus(error.reason), f"at start: {error}", pool)
+
+
+def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> tuple[Decision, float, str]:
+    """One decision from the seat's bot, or from its fallback once it is forfeited."""
+    legal = game.legal(seat.index)
+    if seat.bot is None:
+        return seat.fallback.choice(legal), 0.0, "fallback"
+    seat.requests += 1
+    message = protocol.decide_message(
+        seat.requests, game.observe(seat.index), legal, int(spec.decision_timeout * 1000)
+    )
+    began = time.monotonic()
+    try:
+        answer = seat.bot.decide(message, began + spec.decision_timeout)
+    except BotError as error:
+        seat.forfeit(SeatStatus(error.reason), str(error), pool)
+        return seat.fallback.choice(legal), 0.0, "fallback"
+    took = time.monotonic() - began
+    seat.think += took
+    decision = protocol.find_legal(answer, legal)
+    if decision is None:
+        shown = protocol.encode({"d": answer})[5:-2][:200].decode("utf-8", "replace")
+        seat.forfeit(SeatStatus.ILLEGAL, f"answered {shown}, which was not offered", pool)
+        return seat.fallback.choice(legal), took, "fallback"
+    seat.decisions += 1
+    return decision, took, "bot"
+
+
+def _play(spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool) -> list[dict[str, Any]]:
+    """Drive the game to its end; returns the replay's event list."""
+    events: list[dict[str, Any]] = []
+    chance_seen = 0
+    applied = 0
+    while True:
+        log = game.chance.log
+        events.extend(log[chance_seen:])
+        chance_seen = len(log)
+        if game.is_over():
+            return events
+        choices: dict[int, Decision] = {}
+        for index in game.to_move():
+            seat = seats[index]
+            was_ok = seat.status is SeatStatus.OK
+            decision, took, by = _ask(spec, seat, game, pool)
+            if was_ok and seat.status is not SeatStatus.OK:
+                events.append({"forfeit": index, "reason": str(seat.status), "detail": seat.detail})
+            choices[index] = decision
+            events.append({"seat": index, "decision": decision, "ms": round(took * 1000, 3)})
+            if by == "fallback":
+                events[-1]["by"] = "fallback"
+        game.apply_joint(choices)
+        applied += len(choices)
+        if applied > game.spec.max_decisions:
+            raise RuntimeError(f"{game.spec.id} ran past {game.spec.max_decisions} decisions")
+
+
+def _finish(
+    spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool
+) -> tuple[Outcome, list[int]]:
+    outcome = game.outcome()
+    forfeited = [s.status is not SeatStatus.OK for s in seats]
+    ranks = final_ranks(outcome, forfeited, game.spec.higher_score_wins)
+    statuses = [str(s.status) for s in seats]
+    for seat in seats:
+        if seat.bot is None:
+            continue
+        message = protocol.end_message(
+            spec.match_id, seat.index, list(outcome.scores), ranks, statuses
+        )
+        healthy = True
+        try:
+            seat.bot.send(message, time.monotonic() + spec.decision_timeout)
+        except BotError:
+            healthy = False
+        seat.stderr = seat.bot.stderr_tail()
+        pool.release(seat.bot, healthy)
+        seat.bot = None
+    return outcome, ranks
+
+
+def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
+    """Play one match to its end and return its result; never raises for a bot's fault."""
+    began = time.monotonic()
+    own_pool = pool is None
+    pool = pool or BotPool(reuse=False)
+    game_cls = load_game(spec.game)
+    game = game_cls.new(len(spec.seats), spec.seed, spec.variant)
+    seats = [_Seat(i, ref, spec.seed) for i, ref in enumerate(spec.seats)]
+    result = MatchResult(
+        match_id=spec.match_id,
+        game=spec.game,
+        game_version=game.spec.version,
+        variant=dict(game.variant),
+        seed=spec.seed,
+        status=MatchStatus.NORMAL,
+        seats=[],
+    )
+    events: list[dict[str, Any]] = []
+    try:
+        for seat in seats:
+            _seat_start(spec, seat, game, pool)
+        events = [
+            {"forfeit": s.index, "reason": str(s.status), "detail": s.detail}
+            for s in seats
+            if s.status is not SeatStatus.OK
+        ]
+        events += _play(spec, game, seats, pool)
+        outcome, ranks = _finish(spec, game, seats, pool)
+    except Exception as error:  # arena's own failure: void the match, blame no bot
+        LOG.error("match %s: platform error\n%s", spec.match_id, traceback.format_exc())
+        for seat in seats:
+            if seat.bot is not None:
+                seat.stderr = seat.bot.stderr_tail()
+                pool.release(seat.bot, healthy=False)
+                seat.bot = None
+        result.status = MatchStatus.PLATFORM_ERROR
+        result.error = f"{type(error).__name__}: {error}"
+        result.seats = [
+            SeatResult(s.index, s.ref.name, None, None, s.status, s.detail, s.stderr) for s in seats
+        ]
+        result.seconds = time.monotonic() - began
+        return result
+    finally:
+        if own_pool:
+            pool.close()
+    if any(s.status is not SeatStatus.OK for s in seats):
+        result.status = MatchStatus.FORFEIT
+    result.teams = list(outcome.teams) if outcome.teams is not None else None
+    result.seats = [
+        SeatResult(
+            seat=s.index,
+            bot=s.ref.name,
+            score=outcome.scores[s.index],
+            rank=ranks[s.index],
+            status=s.status,
+            detail=s.detail,
+            stderr=s.stderr,
+            decisions=s.decisions,
+            think_seconds=s.think,
+        )
+        for s in seats
+    ]
+    result.replay = make_replay(spec, game, result, events)
+    result.seconds = time.monotonic() - began
+    return result
+
+
+def make_replay(
+    spec: MatchSpec, game: Game, result: MatchResult, events: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The self-contained replay document (format in protocol/REPLAY.md)."""
+    return {
+        "format": REPLAY_FORMAT,
+        "version": REPLAY_VERSION,
+        "match": spec.match_id,
+        "game": spec.game,
+        "game_version": game.spec.version,
+        "variant": dict(game.variant),
+        "seed": spec.seed,
+        "players": game.players,
+        "seats": [
+            {"seat": s.seat, "bot": s.bot, "seed": protocol.derive_seed(spec.seed, "bot", s.seat)}
+            for s in result.seats
+        ],
+        "events": events,
+        "outcome": {
+            "scores": [s.score for s in result.seats],
+            "ranks": [s.rank for s in result.seats],
+            "status": [str(s.status) for s in result.seats],
+        },
+    }

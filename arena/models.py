@@ -1,0 +1,123 @@
+"""Every table of arena's database, in one module (as the SQLModel docs lay it out).
+
+Bots are submitted as immutable, content-addressed versions; ratings belong to
+a (bot version, game) pair; a tournament's whole schedule is written as Match
+rows before play, so an interrupted tournament resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def now() -> datetime:
+    """The current time in UTC."""
+    return datetime.now(UTC)
+
+
+class Bot(SQLModel, table=True):
+    """A bot name; its code lives in its versions."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(index=True, unique=True)
+    created_at: datetime = Field(default_factory=now)
+
+
+class BotVersion(SQLModel, table=True):
+    """One immutable submission of a bot: a copy of its folder named by its sha256."""
+
+    __table_args__ = (
+        UniqueConstraint("bot_id", "number"),
+        UniqueConstraint("bot_id", "sha256"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_id: int = Field(foreign_key="bot.id", index=True)
+    number: int
+    sha256: str = Field(index=True)
+    #: Where the stored copy of the folder lives (under the arena home).
+    folder: str
+    command: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    games: list[str] = Field(sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(default_factory=now)
+
+
+class Tournament(SQLModel, table=True):
+    """A tournament: its settings and whether it has finished."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str
+    game: str = Field(index=True)
+    game_version: int
+    format: str
+    players: int
+    rounds: int
+    seed: int
+    variant: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    #: Everything else the run needs (timeouts, limits, suspension threshold, ...).
+    settings: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    #: scheduled -> running -> finished
+    status: str = "scheduled"
+    created_at: datetime = Field(default_factory=now)
+    finished_at: datetime | None = None
+
+
+class Match(SQLModel, table=True):
+    """One scheduled match; `recorded` once its result (or suspension) is stored."""
+
+    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    tournament_id: int | None = Field(default=None, foreign_key="tournament.id", index=True)
+    #: Position in the tournament's schedule; results are recorded and rated in this order.
+    number: int
+    game: str
+    seed: int
+    #: The bot versions by seat, as scheduled.
+    lineup: list[int] = Field(sa_column=Column(JSON, nullable=False))
+    recorded: bool = Field(default=False, index=True)
+    #: normal, forfeit or platform-error (arena.match.MatchStatus), once recorded.
+    status: str | None = None
+    error: str | None = None
+    seconds: float | None = None
+    replay: str | None = Field(default=None, sa_column=Column(Text))
+    recorded_at: datetime | None = None
+
+
+class MatchSeat(SQLModel, table=True):
+    """One seat of a recorded match: score, rank, status and the rating change."""
+
+    __table_args__ = (UniqueConstraint("match_id", "seat"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    match_id: int = Field(foreign_key="match.id", index=True)
+    seat: int
+    bot_version_id: int = Field(foreign_key="botversion.id", index=True)
+    score: float | None = None
+    rank: int | None = None
+    #: ok, crash, timeout, invalid, illegal or suspended (arena.match.SeatStatus).
+    status: str
+    detail: str = ""
+    stderr: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    mu_before: float | None = None
+    sigma_before: float | None = None
+    mu_after: float | None = None
+    sigma_after: float | None = None
+
+
+class Rating(SQLModel, table=True):
+    """The current TrueSkill rating of one bot version at one game."""
+
+    __table_args__ = (UniqueConstraint("bot_version_id", "game"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    bot_version_id: int = Field(foreign_key="botversion.id", index=True)
+    game: str = Field(index=True)
+    mu: float
+    sigma: float
+    matches: int = 0
+    updated_at: datetime = Field(default_factory=now)

@@ -1,0 +1,283 @@
+"""A bot subprocess behind one small class: spawn, bounded I/O with deadlines, shutdown.
+
+The referee never blocks on a bot: every read and write waits in `poll` with
+the time left before the deadline, stdout is read in large chunks with
+`os.read` (one system call per chunk, not per byte), lines are capped, and
+stderr is drained into a bounded tail whenever the bot is being waited on.
+Every line is logged both ways at debug level ("name << line", "name >> line").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import select
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena import protocol
+from arena.sandbox import Limits, kill_group, launch
+
+LOG = logging.getLogger("arena.bot")
+
+#: Longest line a bot may send (bytes); longer is a protocol violation.
+MAX_LINE_BYTES = 1024 * 1024
+#: Most a bot may write to stdout during one match.
+MAX_STDOUT_BYTES_PER_MATCH = 64 * 1024 * 1024
+#: How much of a bot's stderr is kept (the last part).
+STDERR_TAIL_BYTES = 8 * 1024
+_READ_CHUNK = 65536
+_dumps = orjson.dumps
+_loads = orjson.loads
+_NEWLINE = orjson.OPT_APPEND_NEWLINE
+_POLL_IN = select.POLLIN | select.POLLPRI
+_POLL_END = select.POLLHUP | select.POLLERR | select.POLLNVAL
+
+
+class BotError(Exception):
+    """A bot broke the protocol contract; the seat is forfeited with `reason`."""
+
+    reason = "crash"
+
+
+class BotCrashed(BotError):
+    """The bot exited, closed its output, or could not be started."""
+
+    reason = "crash"
+
+
+class BotTimeout(BotError):
+    """The bot did not answer (or read its input) before the deadline."""
+
+    reason = "timeout"
+
+
+class BotProtocolError(BotError):
+    """The bot sent something that is not a valid answer (bad JSON, wrong type, too long)."""
+
+    reason = "invalid"
+
+
+class BotProcess:
+    """One running bot: speaks protocol v1 over pipes, may play several matches in a row."""
+
+    def __init__(self, name: str, argv: Sequence[str], folder: Path, limits: Limits | None = None):
+        """Remember how to start the bot; `spawn` starts it."""
+        self.name = name
+        self.argv = list(argv)
+        self.folder = folder
+        self.limits = limits or Limits()
+        self.process: subprocess.Popen[bytes] | None = None
+        self._buffer = bytearray()
+        self._stderr = bytearray()
+        self._stdout_bytes = 0
+        self._poller = select.poll()
+        self._debug = LOG.isEnabledFor(logging.DEBUG)
+
+    # ----- life cycle ----------------------------------------------------
+    def spawn(self) -> None:
+        """Start the process; BotCrashed if it cannot be executed."""
+        try:
+            self.process = launch(self.argv, self.folder, self.limits)
+        except OSError as error:
+            raise BotCrashed(f"could not start {self.argv[0]}: {error.strerror}") from None
+        assert self.process.stdin and self.process.stdout and self.process.stderr
+        self._in = self.process.stdin.fileno()
+        self._out = self.process.stdout.fileno()
+        self._err = self.process.stderr.fileno()
+        for fd in (self._in, self._out, self._err):
+            os.set_blocking(fd, False)
+        self._poller.register(self._out, _POLL_IN)
+        self._poller.register(self._err, _POLL_IN)
+
+    @property
+    def alive(self) -> bool:
+        """True while the process runs."""
+        return self.process is not None and self.process.poll() is None
+
+    def close(self, grace: float = 0.2) -> None:
+        """Ask the bot to quit, then kill it and everything it started. Idempotent.
+
+        With `grace` 0 the bot is killed at once (after a forfeit its state is unknown).
+        """
+        process = self.process
+        if process is None:
+            return
+        if grace > 0 and process.poll() is None:
+            with contextlib.suppress(BotError, OSError):
+                self.send(protocol.QUIT, time.monotonic() + grace)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=grace)
+        with contextlib.suppress(OSError):
+            self._drain_stderr()
+        kill_group(process)
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        self.process = None
+
+    def new_match(self) -> None:
+        """Reset the per-match output budget (the process itself is reused)."""
+        self._stdout_bytes = 0
+
+    def stderr_tail(self) -> str:
+        """The last part of what the bot wrote to stderr."""
+        with contextlib.suppress(OSError, AttributeError):
+            self._drain_stderr()
+        return self._stderr.decode("utf-8", "replace")
+
+    # ----- the protocol ---------------------------------------------------
+    def start_match(self, message: dict[str, Any], deadline: float) -> None:
+        """Send `start` and wait for `ready` before the start-up deadline."""
+        self.new_match()
+        reply = self.request(message, deadline)
+        try:
+            protocol.check_ready(reply)
+        except protocol.ProtocolError as error:
+            raise BotProtocolError(str(error)) from None
+
+    def decide(self, message: dict[str, Any], deadline: float) -> Any:
+        """Send a `decide` request and return the decision the bot answered (unchecked).
+
+        This is the per-decision hot path, so the common case (the whole request
+        written at once, one answer line in one read) is handled inline.
+        """
+        data = _dumps(message, option=_NEWLINE)
+        if self._debug:
+            LOG.debug("%s << %s", self.name, data[:2000].decode("utf-8", "replace").rstrip())
+        try:
+            written = os.write(self._in, data)
+        except BlockingIOError:
+            written = 0
+        except OSError as error:
+            raise BotCrashed(self._exit_text("stopped reading its input")) from error
+        if written < len(data):
+            self._write_all(memoryview(data)[written:], deadline)
+        reply = self.receive(deadline)
+        if reply.get("type") != "decision" or reply.get("id") != message["id"]:
+            try:
+                protocol.decision_from(reply, message["id"])
+            except protocol.ProtocolError as error:
+                raise BotProtocolError(str(error)) from None
+        if "decision" not in reply:
+            raise BotProtocolError("decision message without a decision")
+        return reply["decision"]
+
+    def request(self, message: dict[str, Any], deadline: float) -> dict[str, Any]:
+        """Send one message and return the bot's next message, all before `deadline`."""
+        self.send(message, deadline)
+        return self.receive(deadline)
+
+    def send(self, message: dict[str, Any], deadline: float) -> None:
+        """Write one message; a bot that does not read cannot block us past `deadline`."""
+        data = protocol.encode(message)
+        if self._debug:
+            LOG.debug("%s << %s", self.name, data[:2000].decode("utf-8", "replace").rstrip())
+        self._write_all(memoryview(data), deadline)
+
+    def _write_all(self, view: memoryview, deadline: float) -> None:
+        while view:
+            try:
+                written = os.write(self._in, view)
+            except BlockingIOError:
+                self._wait_writable(deadline)
+                continue
+            except OSError as error:
+                raise BotCrashed(self._exit_text("stopped reading its input")) from error
+            view = view[written:]
+
+    def _wait_writable(self, deadline: float) -> None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise BotTimeout("did not read its input before the deadline")
+        poller = select.poll()
+        poller.register(self._in, select.POLLOUT)
+        poller.poll(max(1, int(left * 1000)))
+        self._drain_stderr()
+
+    def receive(self, deadline: float) -> dict[str, Any]:
+        """Return the next message from the bot's stdout, or raise a BotError."""
+        buffer = self._buffer
+        while True:
+            end = buffer.find(b"\n")
+            if end < 0:
+                if len(buffer) > MAX_LINE_BYTES:
+                    raise BotProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
+                self._read_some(deadline)
+                continue
+            line = bytes(buffer[:end])
+            del buffer[: end + 1]
+            if self._debug:
+                LOG.debug("%s >> %s", self.name, line[:2000].decode("utf-8", "replace"))
+            try:
+                message = _loads(line)
+            except ValueError:
+                if not line.strip():
+                    continue  # blank lines are ignored
+                message = None
+            if type(message) is dict and type(message.get("type")) is str:
+                return message
+            try:
+                return protocol.decode(line)  # raises with the precise reason
+            except protocol.ProtocolError as error:
+                raise BotProtocolError(str(error)) from None
+
+    def _read_some(self, deadline: float) -> None:
+        """Wait for output until the deadline and read what is there."""
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise BotTimeout("no answer before the deadline")
+        events = self._poller.poll(max(1, int(left * 1000 + 0.999)))
+        for fd, event in events:
+            if fd == self._err:
+                self._drain_stderr(event)
+                continue
+            try:
+                chunk = os.read(self._out, _READ_CHUNK)
+            except BlockingIOError:
+                continue  # woken without data after all
+            except OSError as error:
+                raise BotCrashed(self._exit_text(f"output failed ({error.strerror})")) from None
+            if not chunk:
+                raise BotCrashed(self._exit_text("closed its output"))
+            self._stdout_bytes += len(chunk)
+            if self._stdout_bytes > MAX_STDOUT_BYTES_PER_MATCH:
+                raise BotProtocolError("wrote more than the output allowed per match")
+            self._buffer += chunk
+
+    def _drain_stderr(self, event: int = select.POLLIN) -> None:
+        """Move whatever is on stderr into the bounded tail."""
+        if not event & (_POLL_IN | _POLL_END):
+            return
+        while True:
+            try:
+                chunk = os.read(self._err, _READ_CHUNK)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                with contextlib.suppress(KeyError, ValueError):
+                    self._poller.unregister(self._err)
+                return
+            self._stderr += chunk
+            if len(self._stderr) > STDERR_TAIL_BYTES:
+                del self._stderr[: len(self._stderr) - STDERR_TAIL_BYTES]
+
+    def _exit_text(self, what: str) -> str:
+        """Describe a dead or deaf bot, with its exit status when it has one."""
+        process = self.process
+        code = None
+        if process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                code = process.wait(timeout=0.05)
+        if code is None:
+            return what
+        if code < 0:
+            return f"{what}: killed by signal {-code}"
+        return f"{what}: exited with code {code}"

@@ -1,0 +1,137 @@
+"""Bot protocol v1: the messages, how they are encoded and how answers are checked.
+
+JSON lines over stdin/stdout; the referee speaks first. The spec for bot authors
+is protocol/PROTOCOL.md, with a JSON Schema per message in protocol/schemas/.
+This module knows nothing of processes or of any game's internals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+
+from arena.games.base import Decision
+
+PROTOCOL_VERSION = 1
+
+
+class ProtocolError(ValueError):
+    """A line from a bot that is not a valid protocol message."""
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One message as one line of UTF-8 JSON, newline included."""
+    return orjson.dumps(message, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """Parse one line into a message object, or raise ProtocolError."""
+    try:
+        message = orjson.loads(line)
+    except orjson.JSONDecodeError as error:
+        raise ProtocolError(f"not JSON: {_clip(line)}") from error
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ProtocolError(f"not a message object with a type: {_clip(line)}")
+    return message
+
+
+def _clip(line: bytes, limit: int = 120) -> str:
+    text = line[:limit].decode("utf-8", "replace")
+    return text + ("..." if len(line) > limit else "")
+
+
+def derive_seed(match_seed: int, purpose: str, seat: int) -> int:
+    """A seed for one seat and purpose, derived from the match seed (stable across runs).
+
+    >>> derive_seed(7, "bot", 0) == derive_seed(7, "bot", 0) != derive_seed(7, "bot", 1)
+    True
+    """
+    digest = hashlib.sha256(f"arena:{purpose}:{match_seed}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
+
+
+def start_message(
+    *,
+    match: str,
+    game: str,
+    game_version: int,
+    variant: dict[str, Any],
+    players: int,
+    seat: int,
+    seed: int,
+    decision_timeout_ms: int,
+) -> dict[str, Any]:
+    """The first message of a match to one seat; the bot answers `ready`."""
+    return {
+        "type": "start",
+        "protocol": PROTOCOL_VERSION,
+        "match": match,
+        "game": game,
+        "game_version": game_version,
+        "variant": variant,
+        "players": players,
+        "seat": seat,
+        "seed": seed,
+        "decision_timeout_ms": decision_timeout_ms,
+    }
+
+
+def decide_message(
+    request_id: int, observation: dict[str, Any], legal: list[Decision], deadline_ms: int
+) -> dict[str, Any]:
+    """Ask a seat for one decision; the answer must copy one element of `legal`."""
+    return {
+        "type": "decide",
+        "id": request_id,
+        "observation": observation,
+        "legal": legal,
+        "deadline_ms": deadline_ms,
+    }
+
+
+def end_message(
+    match: str, seat: int, scores: list[float], ranks: list[int], status: list[str]
+) -> dict[str, Any]:
+    """The result of a match, sent to every seat still playing; no answer expected."""
+    return {
+        "type": "end",
+        "match": match,
+        "seat": seat,
+        "result": {"scores": scores, "ranks": ranks, "status": status},
+    }
+
+
+QUIT: dict[str, Any] = {"type": "quit"}
+
+
+def check_ready(message: dict[str, Any]) -> None:
+    """Raise ProtocolError unless `message` is a `ready` answer."""
+    if message.get("type") != "ready":
+        raise ProtocolError(f"expected ready, got {message.get('type')!r}")
+
+
+def decision_from(message: dict[str, Any], request_id: int) -> Any:
+    """The decision in an answer to request `request_id` (not yet checked for legality)."""
+    if message.get("type") != "decision":
+        raise ProtocolError(f"expected decision, got {message.get('type')!r}")
+    if message.get("id") != request_id:
+        raise ProtocolError(f"answer to request {message.get('id')!r}, expected {request_id}")
+    if "decision" not in message:
+        raise ProtocolError("decision message without a decision")
+    return message["decision"]
+
+
+def find_legal(decision: Any, legal: list[Decision]) -> Decision | None:
+    """The element of `legal` equal to `decision`, or None (the caller forfeits as illegal).
+
+    Returning the referee's own copy means a bot's value such as ``true`` for ``1``
+    can never reach the referee.
+    """
+    for candidate in legal:
+        if candidate == decision and orjson.dumps(candidate, option=orjson.OPT_SORT_KEYS) == (
+            orjson.dumps(decision, option=orjson.OPT_SORT_KEYS)
+        ):
+            return candidate
+    return None

@@ -1,0 +1,129 @@
+"""Conformance kit: random playthroughs that check the invariants every referee must keep.
+
+It lives inside the package (not under tests/) so that an outside game author
+can run the same checks on a new game: ``check_game(MyGame, players=3, seeds=range(50))``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from arena.games.base import Decision, Game, IllegalDecision, Outcome
+
+
+@dataclass
+class Playthrough:
+    """What one random playthrough produced, for comparisons between runs."""
+
+    decisions: list[tuple[int, Decision]] = field(default_factory=list)
+    observations: list[bytes] = field(default_factory=list)
+    chance_log: list[dict[str, Any]] = field(default_factory=list)
+    outcome: Outcome | None = None
+    longest_legal_list: int = 0
+
+
+def play_random(game: Game, rng: random.Random, *, record_observations: bool = True) -> Playthrough:
+    """Play `game` to the end with uniformly random legal decisions, checking invariants."""
+    result = Playthrough()
+    limit = game.spec.max_decisions
+    while not game.is_over():
+        seats = game.to_move()
+        assert seats, "a game that is not over must have a seat to move"
+        assert len(set(seats)) == len(seats), f"to_move repeats a seat: {seats}"
+        choices: dict[int, Decision] = {}
+        for seat in seats:
+            legal = game.legal(seat)
+            assert legal, f"seat {seat} is to move but has no legal decision"
+            encoded = [orjson.dumps(d, option=orjson.OPT_SORT_KEYS) for d in legal]
+            assert len(set(encoded)) == len(encoded), f"duplicate legal decisions: {legal}"
+            assert all(isinstance(d, dict) for d in legal), "decisions must be JSON objects"
+            result.longest_legal_list = max(result.longest_legal_list, len(legal))
+            if record_observations:
+                result.observations.append(orjson.dumps(game.observe(seat)))
+            choices[seat] = rng.choice(legal)
+        for seat in range(game.players):
+            if seat not in seats:
+                assert game.legal(seat) == [], f"seat {seat} is not to move but has decisions"
+        game.apply_joint(choices)
+        result.decisions.extend((seat, choices[seat]) for seat in seats if seat in choices)
+        assert len(result.decisions) <= limit, f"game exceeded max_decisions={limit}"
+    assert game.to_move() == [], "a finished game has no seat to move"
+    for seat in range(game.players):
+        orjson.dumps(game.observe(seat))  # observations stay valid JSON after the end
+    outcome = game.outcome()
+    check_outcome(outcome, game.players, game.spec.higher_score_wins)
+    result.outcome = outcome
+    result.chance_log = list(game.chance.log)
+    return result
+
+
+def check_outcome(outcome: Outcome, players: int, higher_is_better: bool) -> None:
+    """Ranks must be 1-based, shared for equal scores and ordered like the scores."""
+    assert len(outcome.scores) == players and len(outcome.ranks) == players
+    for a in range(players):
+        assert 1 <= outcome.ranks[a] <= players
+        for b in range(players):
+            sa, sb = outcome.scores[a], outcome.scores[b]
+            better = sa > sb if higher_is_better else sa < sb
+            if sa == sb:
+                assert outcome.ranks[a] == outcome.ranks[b], f"equal scores, ranks {outcome}"
+            elif better:
+                assert outcome.ranks[a] < outcome.ranks[b], f"ranks disagree with scores {outcome}"
+
+
+def replay_decisions(
+    game_cls: type[Game],
+    players: int,
+    variant: Mapping[str, Any] | None,
+    chance_log: list[dict[str, Any]],
+    decisions: Iterable[tuple[int, Decision]],
+) -> Game:
+    """Rebuild a game from recorded chance outcomes and decisions, without any RNG."""
+    game = game_cls.from_chance(players, chance_log, variant)
+    pending: dict[int, Decision] = {}
+    for seat, decision in decisions:
+        pending[seat] = decision
+        if set(pending) >= set(game.to_move()):
+            game.apply_joint(pending)
+            pending = {}
+    assert not pending, "decisions left over after the replay"
+    return game
+
+
+def check_game(
+    game_cls: type[Game],
+    players: int,
+    seeds: Iterable[int],
+    variant: Mapping[str, Any] | None = None,
+) -> int:
+    """Run the whole conformance check for every seed; returns the longest legal list seen."""
+    longest = 0
+    for seed in seeds:
+        rng_seed = seed * 7919 + players
+        first = play_random(game_cls.new(players, seed, variant), random.Random(rng_seed))
+        longest = max(longest, first.longest_legal_list)
+        # Same seed and same decisions give the same game, whatever global random does.
+        random.seed(seed + 1)
+        second = play_random(game_cls.new(players, seed, variant), random.Random(rng_seed))
+        assert first.decisions == second.decisions, f"seed {seed}: decisions differ between runs"
+        assert first.observations == second.observations, f"seed {seed}: observations differ"
+        assert first.outcome == second.outcome, f"seed {seed}: outcome differs"
+        # The recorded chance outcomes alone rebuild the game (replay without arena's RNG).
+        rebuilt = replay_decisions(game_cls, players, variant, first.chance_log, first.decisions)
+        assert rebuilt.is_over(), f"seed {seed}: replayed game did not end"
+        assert rebuilt.outcome() == first.outcome, f"seed {seed}: replayed outcome differs"
+        # An invented decision is refused.
+        fresh = game_cls.new(players, seed, variant)
+        seat = fresh.to_move()[0]
+        try:
+            fresh.apply(seat, {"action": "no-such-action"})
+        except IllegalDecision:
+            pass
+        else:
+            raise AssertionError("an invented decision was accepted")
+    return longest

@@ -1,0 +1,91 @@
+"""A tournament's settings, from a TOML file and/or command-line flags."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from arena.games import GameError
+
+
+class ConfigError(GameError):
+    """A tournament file or flag that does not make sense (one-line reason)."""
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Everything a tournament run needs; see tournaments/*.toml for examples."""
+
+    game: str = ""
+    bots: tuple[str, ...] = ()
+    name: str = ""
+    format: str = "round-robin"
+    players: int = 2
+    rounds: int = 1
+    seed: int = 0
+    workers: int = 1
+    variant: dict[str, Any] = field(default_factory=dict)
+    decision_timeout: float = 1.0
+    startup_timeout: float = 10.0
+    #: Forfeits in a row after which a bot sits out the rest of the tournament.
+    suspend_after: int = 5
+    #: One bot process per match instead of reusing processes across matches.
+    fresh_processes: bool = False
+    #: Pin each worker (and the bots it starts) to one core.
+    pin_workers: bool = True
+
+    def checked(self) -> TournamentConfig:
+        """Raise ConfigError on a missing or nonsensical setting; return self."""
+        if not self.game:
+            raise ConfigError("a tournament needs a game")
+        if len(self.bots) < 2:
+            raise ConfigError("a tournament needs at least two bots")
+        if len(set(self.bots)) != len(self.bots):
+            raise ConfigError("a bot is listed twice")
+        for name, low in (("players", 1), ("rounds", 1), ("workers", 1), ("suspend_after", 1)):
+            if getattr(self, name) < low:
+                raise ConfigError(f"{name} must be at least {low}")
+        if self.decision_timeout <= 0 or self.startup_timeout <= 0:
+            raise ConfigError("timeouts must be positive")
+        return self
+
+
+_KEYS = {f.name for f in fields(TournamentConfig)}
+
+
+def from_mapping(data: dict[str, Any], base: TournamentConfig | None = None) -> TournamentConfig:
+    """Settings from a dict (a parsed file or flags); unknown keys are an error."""
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise ConfigError(f"unknown tournament setting(s): {', '.join(unknown)}")
+    values = dict(data)
+    if "bots" in values:
+        bots = values["bots"]
+        if isinstance(bots, str):
+            bots = [b for b in bots.split(",") if b.strip()]
+        if not isinstance(bots, list) or not all(isinstance(b, str) for b in bots):
+            raise ConfigError("bots must be a list of bot names")
+        values["bots"] = tuple(b.strip() for b in bots)
+    config = base or TournamentConfig()
+    for key, value in values.items():
+        expected = type(getattr(config, key))
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ConfigError(f"{key} must be a {expected.__name__}, not {value!r}")
+        values[key] = value
+    return replace(config, **values)
+
+
+def load(path: str | Path) -> TournamentConfig:
+    """Read a tournament file (TOML)."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"no tournament file {path}") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: {error}") from None
+    config = from_mapping(data)
+    return config if config.name else replace(config, name=Path(path).stem)

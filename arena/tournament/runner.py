@@ -1,0 +1,344 @@
+"""Running a tournament: write the schedule, play it on an executor, record in order.
+
+The coordinator (this process) is the only one that touches the database.
+Workers only run the picklable `run_match(spec)`. Results may arrive in any
+order; they are recorded, rated and checked for suspensions strictly in
+schedule order, so the same tournament and seeds give the same leaderboard
+with any number of workers, and the recorded matches are always a prefix of
+the schedule: a killed run resumes exactly where it stopped.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import ctypes
+import logging
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from arena import rating, registry
+from arena.games import load_game
+from arena.match import (
+    BotRef,
+    MatchResult,
+    MatchSpec,
+    MatchStatus,
+    SeatStatus,
+    run_match,
+)
+from arena.models import Match, Tournament
+from arena.players.pool import BotPool
+from arena.store import MatchRecord, SeatRecord, Store
+from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.formats import FORMATS
+
+LOG = logging.getLogger("arena.tournament")
+
+
+# ----- scheduling -------------------------------------------------------------
+def create(store: Store, home: Path, config: TournamentConfig) -> int:
+    """Check the settings, resolve the bots to versions and write the whole schedule."""
+    config.checked()
+    game = load_game(config.game)
+    game.spec.check_players(config.players)
+    variant = game.spec.resolve_variant(config.variant)
+    if config.format not in FORMATS:
+        raise ConfigError(f"unknown format {config.format!r} (formats: {', '.join(FORMATS)})")
+    versions = [_version_for(store, home, name, config.game) for name in config.bots]
+    try:
+        pairings = FORMATS[config.format](len(versions), config.players, config.rounds, config.seed)
+    except ValueError as error:
+        raise ConfigError(str(error)) from None
+    tournament = Tournament(
+        name=config.name or f"{config.game}-{config.format}",
+        game=config.game,
+        game_version=game.spec.version,
+        format=config.format,
+        players=config.players,
+        rounds=config.rounds,
+        seed=config.seed,
+        variant=variant,
+        settings={
+            "bots": list(config.bots),
+            "decision_timeout": config.decision_timeout,
+            "startup_timeout": config.startup_timeout,
+            "suspend_after": config.suspend_after,
+        },
+    )
+    schedule = [
+        Match(number=p.number, game=config.game, seed=p.seed, lineup=[versions[i] for i in p.seats])
+        for p in pairings
+    ]
+    return store.create_tournament(tournament, schedule)
+
+
+def _version_for(store: Store, home: Path, name: str, game: str) -> int:
+    """A registered bot's latest version; a bundled bot or folder is registered first."""
+    version = store.latest_version(name)
+    if version is None:
+        version, _created = registry.submit(store, home, name)
+    if "*" not in version.games and game not in version.games:
+        raise ConfigError(f"bot {name} does not play {game}")
+    assert version.id is not None
+    return version.id
+
+
+# ----- workers ------------------------------------------------------------------
+_WORKER_POOL: BotPool | None = None
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when the coordinator dies (even by kill -9)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _worker_init(reuse: bool, pin: bool, counter: Any) -> None:
+    """Per-worker set-up: its bot pool, and optionally one core for it and its bots."""
+    global _WORKER_POOL
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    _WORKER_POOL = BotPool(reuse=reuse)
+    if pin and hasattr(os, "sched_setaffinity"):
+        with counter.get_lock():
+            index = counter.value
+            counter.value += 1
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[index % len(cores)]})
+
+
+def _worker_run(spec: MatchSpec) -> MatchResult:
+    assert _WORKER_POOL is not None
+    return run_match(spec, _WORKER_POOL)
+
+
+class _Lazy:
+    """A match to run in this process when its result is asked for."""
+
+    def __init__(self, spec: MatchSpec, pool: BotPool):
+        self.spec, self.pool = spec, pool
+
+    def result(self) -> MatchResult:
+        return run_match(self.spec, self.pool)
+
+
+class _InProcess:
+    """One worker: matches run in this process, in order, reusing bot processes."""
+
+    def __init__(self, reuse: bool):
+        self.pool = BotPool(reuse=reuse)
+
+    def submit(self, spec: MatchSpec) -> _Lazy:
+        return _Lazy(spec, self.pool)
+
+    def shutdown(self) -> None:
+        self.pool.close()
+
+
+class _Processes:
+    """W worker processes, each with its own bot pool (and core, when pinned)."""
+
+    def __init__(self, workers: int, reuse: bool, pin: bool):
+        context = multiprocessing.get_context("fork")
+        counter = context.Value("i", 0)
+        self.inner = cf.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_worker_init,
+            initargs=(reuse, pin and workers <= (os.cpu_count() or 1), counter),
+        )
+
+    def submit(self, spec: MatchSpec) -> cf.Future[MatchResult]:
+        return self.inner.submit(_worker_run, spec)
+
+    def shutdown(self) -> None:
+        self.inner.shutdown(wait=True, cancel_futures=True)
+
+
+# ----- running and recording ----------------------------------------------------
+@dataclass
+class Progress:
+    """What the runner reports after each recorded match."""
+
+    done: int
+    total: int
+    match: Match
+    result: MatchResult | None
+    suspended_now: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Suspensions:
+    """Forfeits in a row per bot version, replayed from the recorded matches on resume."""
+
+    limit: int
+    streak: dict[int, int] = field(default_factory=dict)
+    suspended: set[int] = field(default_factory=set)
+
+    def note(self, version: int, forfeited: bool) -> bool:
+        """Count one played seat; True when this makes the version suspended."""
+        self.streak[version] = self.streak.get(version, 0) + 1 if forfeited else 0
+        if self.streak[version] >= self.limit and version not in self.suspended:
+            self.suspended.add(version)
+            return True
+        return False
+
+
+def _spec(tournament: Tournament, match: Match, refs: dict[int, BotRef]) -> MatchSpec:
+    settings = tournament.settings
+    return MatchSpec(
+        match_id=f"t{tournament.id}-m{match.number}",
+        game=match.game,
+        seed=match.seed,
+        seats=tuple(refs[v] for v in match.lineup),
+        variant=dict(tournament.variant),
+        decision_timeout=float(settings["decision_timeout"]),
+        startup_timeout=float(settings["startup_timeout"]),
+    )
+
+
+def _record(
+    store: Store, game: str, match: Match, result: MatchResult | None, suspended: set[int]
+) -> None:
+    """Rate and store one match in schedule order (result None: skipped for suspension)."""
+    assert match.id is not None
+    if result is None or any(v in suspended for v in match.lineup):
+        seats = [
+            SeatRecord(
+                i,
+                v,
+                None,
+                None,
+                SeatStatus.SUSPENDED if v in suspended else "ok",
+                "bot suspended after repeated forfeits" if v in suspended else "",
+            )
+            for i, v in enumerate(match.lineup)
+        ]
+        store.record(game, MatchRecord(match.id, str(MatchStatus.FORFEIT), seats))
+        return
+    records = [
+        SeatRecord(s.seat, v, s.score, s.rank, str(s.status), s.detail, s.stderr[-4000:])
+        for s, v in zip(result.seats, match.lineup, strict=True)
+    ]
+    ranks = [s.rank or len(records) for s in result.seats]
+
+    def rate(before: list[rating.Skill]) -> list[rating.Skill]:
+        return rating.rate(game, before, ranks, result.teams)
+
+    rated = result.status is not MatchStatus.PLATFORM_ERROR
+    replay = orjson.dumps(result.replay).decode() if result.replay else None
+    store.record(
+        game,
+        MatchRecord(match.id, str(result.status), records, result.error, result.seconds, replay),
+        rate if rated else None,
+    )
+
+
+def run(
+    store: Store,
+    tournament_id: int,
+    workers: int = 1,
+    *,
+    fresh_processes: bool = False,
+    pin_workers: bool = True,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> None:
+    """Play every unrecorded match of a tournament and record the results in order."""
+    tournament = store.tournament(tournament_id)
+    if tournament is None:
+        raise ConfigError(f"no tournament {tournament_id}")
+    pending = store.matches(tournament_id, recorded=False)
+    recorded = store.matches(tournament_id, recorded=True)
+    total = len(pending) + len(recorded)
+    suspensions = _replay_suspensions(store, tournament, recorded)
+    names = store.version_names()
+    refs = {
+        v.id or 0: registry.bot_ref(v, names[v.id or 0][0])
+        for v in store.versions(ids=sorted({x for m in pending for x in m.lineup}))
+    }
+    store.set_tournament_status(tournament_id, "running")
+    reuse = not fresh_processes
+    executor: _InProcess | _Processes = (
+        _InProcess(reuse) if workers == 1 else _Processes(workers, reuse, pin_workers)
+    )
+    try:
+        for match, result in _results(executor, tournament, pending, refs, suspensions, workers):
+            _record(store, tournament.game, match, result, suspensions.suspended)
+            newly = _note(suspensions, match, result)
+            if on_progress is not None:
+                done = len(recorded) + pending.index(match) + 1
+                labels = [f"{names[v][0]} v{names[v][1]}" for v in newly]
+                on_progress(Progress(done, total, match, result, labels))
+    finally:
+        executor.shutdown()
+    store.set_tournament_status(tournament_id, "finished")
+
+
+def _note(suspensions: _Suspensions, match: Match, result: MatchResult | None) -> list[int]:
+    """Update forfeit streaks from a recorded match; the versions suspended by it."""
+    if result is None or result.status is MatchStatus.PLATFORM_ERROR:
+        return []
+    if any(v in suspensions.suspended for v in match.lineup):
+        return []
+    newly = []
+    for seat, version in zip(result.seats, match.lineup, strict=True):
+        if suspensions.note(version, seat.status is not SeatStatus.OK):
+            newly.append(version)
+    return newly
+
+
+def _replay_suspensions(
+    store: Store, tournament: Tournament, recorded: list[Match]
+) -> _Suspensions:
+    """Rebuild forfeit streaks from what was recorded before a resume."""
+    suspensions = _Suspensions(int(tournament.settings.get("suspend_after", 5)))
+    seats = store.seat_rows(tournament_id=tournament.id)
+    by_match: dict[int, list[tuple[int, str]]] = {}
+    for match, seat in seats:
+        by_match.setdefault(match.id or 0, []).append((seat.bot_version_id, seat.status))
+    for match in recorded:
+        if match.status == str(MatchStatus.PLATFORM_ERROR):
+            continue
+        entries = by_match.get(match.id or 0, [])
+        if any(status == SeatStatus.SUSPENDED for _v, status in entries):
+            continue
+        for version, status in entries:
+            suspensions.note(version, status != SeatStatus.OK)
+    return suspensions
+
+
+def _results(
+    executor: _InProcess | _Processes,
+    tournament: Tournament,
+    pending: list[Match],
+    refs: dict[int, BotRef],
+    suspensions: _Suspensions,
+    workers: int,
+) -> Iterator[tuple[Match, MatchResult | None]]:
+    """Submit matches a few at a time and yield (match, result) in schedule order.
+
+    A match whose lineup holds a bot already suspended is not played (result None).
+    """
+    window = max(2, 2 * workers)
+    futures: dict[int, cf.Future[MatchResult] | _Lazy | None] = {}
+    submitted = 0
+    for index, match in enumerate(pending):
+        while submitted < len(pending) and submitted < index + window:
+            upcoming = pending[submitted]
+            if any(v in suspensions.suspended for v in upcoming.lineup):
+                futures[submitted] = None
+            else:
+                futures[submitted] = executor.submit(_spec(tournament, upcoming, refs))
+            submitted += 1
+        future = futures.pop(index)
+        yield match, (future.result() if future is not None else None)

@@ -1,0 +1,1 @@
+echo "giving up" >&2; exit 1

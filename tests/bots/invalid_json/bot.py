@@ -1,0 +1,9 @@
+import json
+import sys
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        print("{this is not json", flush=True)

@@ -1,0 +1,1 @@
+exec sleep 600

@@ -1,0 +1,12 @@
+import json
+import sys
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        sys.stdout.write(
+            json.dumps({"type": "decision", "id": message["id"], "decision": message["legal"][0]})
+        )
+        sys.stdout.flush()

@@ -1,0 +1,14 @@
+import json
+import sys
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        print(
+            json.dumps(
+                {"type": "decision", "id": message["id"] + 1, "decision": message["legal"][0]}
+            ),
+            flush=True,
+        )

@@ -1,0 +1,87 @@
+"""The conformance kit over every registered game: random playthroughs keep every invariant."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from arena.games import Game, all_games
+from arena.testing import check_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cases() -> list[tuple[type[Game], int]]:
+    return [
+        (game, players)
+        for game in all_games()
+        for players in range(game.spec.min_players, game.spec.max_players + 1)
+    ]
+
+
+@pytest.mark.parametrize(("game", "players"), cases(), ids=lambda c: getattr(c, "__name__", c))
+def test_random_playthroughs_keep_the_invariants(game: type[Game], players: int) -> None:
+    check_game(game, players, seeds=range(4))
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
+def test_every_game_has_a_rules_page_and_schemas(game: type[Game]) -> None:
+    for name in (
+        f"{game.spec.id}.md",
+        f"{game.spec.id}.observation.schema.json",
+        f"{game.spec.id}.decision.schema.json",
+    ):
+        assert (ROOT / "protocol" / "games" / name).is_file(), f"missing protocol/games/{name}"
+
+
+def load_schemas(game: type[Game]) -> tuple[Draft202012Validator, Draft202012Validator]:
+    folder = ROOT / "protocol" / "games"
+    return tuple(  # type: ignore[return-value]
+        Draft202012Validator(
+            json.loads((folder / f"{game.spec.id}.{kind}.schema.json").read_text())
+        )
+        for kind in ("observation", "decision")
+    )
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
+def test_rules_page_examples_match_the_schemas(game: type[Game]) -> None:
+    """Every JSON example on a rules page is a valid observation or a (list of) decision(s)."""
+    observation, decision = load_schemas(game)
+    text = (ROOT / "protocol" / "games" / f"{game.spec.id}.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in text.split("```json\n")[1:]]
+    assert len(blocks) >= 2, "a rules page shows an observation and the decisions"
+    for block in blocks:
+        value = json.loads(block)
+        for item in value if isinstance(value, list) else [value]:
+            (observation if "seat" in item else decision).validate(item)
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
+def test_observations_and_legal_decisions_match_the_schemas(game: type[Game]) -> None:
+    observation, decision = load_schemas(game)
+    for players in range(game.spec.min_players, game.spec.max_players + 1):
+        state = game.new(players, seed=players)
+        for step in range(game.spec.max_decisions):
+            if state.is_over():
+                break
+            movers = state.to_move()
+            if step % 7 == 0:
+                for seat in range(players):
+                    observation.validate(state.observe(seat))
+            rng = random.Random(step)
+            choices = {seat: rng.choice(state.legal(seat)) for seat in movers}
+            for seat in movers:
+                for d in state.legal(seat):
+                    decision.validate(d)
+            if len(movers) == 1:
+                state.apply(movers[0], choices[movers[0]])
+            else:
+                state.apply_joint(choices)
+        assert state.is_over()
+        for seat in range(players):
+            observation.validate(state.observe(seat))

@@ -1,0 +1,84 @@
+"""run_match against well-behaved and hostile bots: every way a seat can end has a name."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena import replay
+from arena.games import Outcome
+from arena.match import BotRef, MatchSpec, MatchStatus, SeatStatus, final_ranks, run_match
+from tests.helpers import bot_ref_for, expected_status, hostile_bots
+
+
+def spec(*seats: BotRef, seed: int = 5, timeout: float = 0.5, **variant: object) -> MatchSpec:
+    return MatchSpec(
+        match_id=f"test-{seed}",
+        game="take-that",
+        seed=seed,
+        seats=seats,
+        variant=dict(variant),
+        decision_timeout=timeout,
+        startup_timeout=3.0,
+    )
+
+
+def test_polite_bots_play_a_normal_match_that_replays(polite: BotRef) -> None:
+    result = run_match(spec(polite, polite, polite))
+    assert result.status is MatchStatus.NORMAL
+    assert [s.status for s in result.seats] == [SeatStatus.OK] * 3
+    assert all(s.decisions > 10 for s in result.seats)
+    assert result.replay is not None
+    assert list(replay.verify(result.replay).scores) == [s.score for s in result.seats]
+
+
+def test_same_seed_same_match(polite: BotRef) -> None:
+    first, second = run_match(spec(polite, polite)), run_match(spec(polite, polite))
+    assert [s.score for s in first.seats] == [s.score for s in second.seats]
+    strip = [{k: v for k, v in e.items() if k != "ms"} for e in first.replay["events"]]  # type: ignore[index]
+    again = [{k: v for k, v in e.items() if k != "ms"} for e in second.replay["events"]]  # type: ignore[index]
+    assert strip == again
+
+
+@pytest.mark.parametrize("name", hostile_bots())
+def test_hostile_bot_is_forfeited_with_its_reason(name: str, polite: BotRef) -> None:
+    result = run_match(spec(polite, bot_ref_for(name), polite, timeout=0.3))
+    hostile = result.seats[1]
+    assert hostile.status == expected_status(name), hostile.detail
+    assert hostile.detail
+    assert result.status is MatchStatus.FORFEIT
+    assert result.seats[0].status is SeatStatus.OK and result.seats[2].status is SeatStatus.OK
+    assert hostile.rank == 3  # a forfeited seat ranks last
+    assert result.replay is not None
+    replay.verify(result.replay)  # the other seats finished a normal game
+    forfeits = [e for e in result.replay["events"] if "forfeit" in e]
+    assert forfeits == [{"forfeit": 1, "reason": hostile.status, "detail": hostile.detail}]
+
+
+def test_crash_keeps_the_last_of_stderr(polite: BotRef) -> None:
+    result = run_match(spec(polite, bot_ref_for("crash_mid_game")))
+    assert result.seats[1].status is SeatStatus.CRASH
+    assert "something broke" in result.seats[1].stderr
+    assert result.seats[1].decisions == 2
+
+
+def test_forfeited_seat_ranks_last_even_with_a_better_score() -> None:
+    outcome = Outcome(scores=(10, 3, 3), ranks=(1, 2, 2))
+    assert final_ranks(outcome, [True, False, False], True) == [3, 1, 1]
+    assert final_ranks(outcome, [False, False, False], True) == [1, 2, 2]
+    teams = Outcome(scores=(4, 9, 4, 9), ranks=(3, 1, 3, 1), teams=(0, 1, 0, 1))
+    assert final_ranks(teams, [False, True, False, False], True) == [1, 3, 1, 3]
+
+
+def test_broken_referee_is_a_platform_error_not_a_forfeit(
+    polite: BotRef, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.games.take_that import TakeThat
+
+    def broken(self: TakeThat, seat: int, decision: object) -> None:
+        raise RuntimeError("referee bug")
+
+    monkeypatch.setattr(TakeThat, "_apply", broken)
+    result = run_match(spec(polite, polite))
+    assert result.status is MatchStatus.PLATFORM_ERROR
+    assert "referee bug" in result.error
+    assert all(s.status is SeatStatus.OK and s.rank is None for s in result.seats)

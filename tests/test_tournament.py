@@ -1,0 +1,159 @@
+"""Tournaments end to end: schedule written first, results recorded in order, ratings, resume."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import reports
+from arena.store import Store
+from arena.tournament import runner
+from arena.tournament.config import ConfigError, TournamentConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+POLITE = str(ROOT / "tests" / "bots" / "polite")
+CRASHER = str(ROOT / "tests" / "bots" / "flaky")
+
+
+def make_store(tmp_path: Path) -> Store:
+    return Store(f"sqlite:///{tmp_path / 'arena.db'}")
+
+
+def config(**changes: object) -> TournamentConfig:
+    base = TournamentConfig(
+        game="take-that",
+        bots=("random", "first-legal", POLITE),
+        rounds=3,
+        seed=11,
+        decision_timeout=2.0,
+    )
+    return TournamentConfig(**{**base.__dict__, **changes})  # type: ignore[arg-type]
+
+
+def test_round_robin_records_every_match_once_and_rates_in_order(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    tid = runner.create(store, tmp_path, config())
+    assert store.match_counts(tid) == (0, 18)  # the whole schedule is written before play
+    runner.run(store, tid, workers=1)
+    assert store.match_counts(tid) == (18, 18)
+    assert store.tournament(tid).status == "finished"  # type: ignore[union-attr]
+    board = reports.leaderboard(store, "take-that", tid)
+    assert {row["bot"] for row in board} == {"random", "first-legal", "polite"}
+    assert all(row["games"] == 12 for row in board)
+    seats = store.seat_rows(tournament_id=tid)
+    assert all(s.mu_before is not None and s.mu_after is not None for _m, s in seats)
+
+
+def test_same_leaderboard_with_one_or_four_workers(tmp_path: Path) -> None:
+    boards = []
+    for workers in (1, 4):
+        folder = tmp_path / f"w{workers}"
+        folder.mkdir()
+        store = make_store(folder)
+        tid = runner.create(store, folder, config(workers=workers))
+        runner.run(store, tid, workers=workers)
+        boards.append(reports.leaderboard(store, "take-that", tid))
+    assert boards[0] == boards[1]
+
+
+def test_a_bot_that_keeps_forfeiting_is_suspended(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    tid = runner.create(
+        store, tmp_path, config(bots=("random", CRASHER), rounds=6, suspend_after=3)
+    )
+    suspended: list[str] = []
+    runner.run(store, tid, on_progress=lambda p: suspended.extend(p.suspended_now))
+    assert suspended == ["flaky v1"]
+    statuses = [s.status for _m, s in store.seat_rows(tournament_id=tid) if True]
+    crashes = [s for _m, s in store.seat_rows(tournament_id=tid) if s.status == "crash"]
+    skipped = [s for _m, s in store.seat_rows(tournament_id=tid) if s.status == "suspended"]
+    assert len(crashes) == 3 and len(skipped) == 12 - 3
+    assert "ok" in statuses
+    details = reports.tournament_details(store, tid)
+    assert details is not None and details["forfeits"] == {"crash": 3, "suspended": 9}
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"game": "chess"}, "unknown game"),
+        ({"bots": ("random",)}, "at least two bots"),
+        ({"players": 5}, "2-4 players"),
+        ({"variant": {"rounds": 0}}, "at least 1"),
+        ({"format": "swiss"}, "unknown format"),
+        ({"bots": ("random", "no-such-bot")}, "no bot folder"),
+    ],
+)
+def test_bad_settings_are_refused_before_anything_is_stored(
+    tmp_path: Path, changes: dict[str, object], message: str
+) -> None:
+    store = make_store(tmp_path)
+    with pytest.raises(Exception, match=message):
+        runner.create(store, tmp_path, config(**changes))
+    assert store.tournaments() == []
+
+
+def test_unknown_setting_in_a_file_is_an_error(tmp_path: Path) -> None:
+    from arena.tournament.config import load
+
+    path = tmp_path / "t.toml"
+    path.write_text('game = "take-that"\nbots = ["random", "random2"]\ncolour = 3\n')
+    with pytest.raises(ConfigError, match="colour"):
+        load(path)
+
+
+def test_resume_after_kill_9_plays_every_match_exactly_once(tmp_path: Path) -> None:
+    """Kill the tournament process for real in the middle of a run, then resume it."""
+    env = {**os.environ, "ARENA_HOME": str(tmp_path)}
+    arena = [sys.executable, "-m", "arena"]
+    args = [
+        "tournament",
+        "run",
+        "--game",
+        "take-that",
+        "--bots",
+        f"random,first-legal,{POLITE}",
+        "--rounds",
+        "12",
+        "--seed",
+        "5",
+        "--workers",
+        "2",
+        "--quiet",
+    ]
+    process = subprocess.Popen(
+        arena + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    store = make_store(tmp_path)
+    # Wait (by polling the database, not by sleeping a fixed time) until some matches are in.
+    while True:
+        ts = store.tournaments()
+        if ts and store.match_counts(ts[0].id or 0)[0] >= 5:
+            break
+        try:
+            process.wait(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            continue
+        raise AssertionError(process.stderr.read().decode())  # type: ignore[union-attr]
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    tid = ts[0].id or 0
+    done, total = store.match_counts(tid)
+    assert 5 <= done < total == 72
+    resumed = subprocess.run(
+        [*arena, "tournament", "resume", str(tid), "--quiet", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert store.match_counts(tid) == (72, 72)
+    numbers = [m.number for m in store.matches(tid)]
+    assert numbers == list(range(72))
+    seats = store.seat_rows(tournament_id=tid)
+    assert len(seats) == 72 * 2  # no match recorded twice
