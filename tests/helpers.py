@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 import tomllib
 from pathlib import Path
 
 from arena.manifest import load_manifest, resolve_command
-from arena.match import BotRef
+from arena.match import BotRef, MatchResult, MatchSpec, run_match
+from arena.players.pool import BotPool
 
 TEST_BOTS = Path(__file__).parent / "bots"
 
@@ -35,3 +37,41 @@ def hostile_bots() -> list[str]:
         for p in TEST_BOTS.iterdir()
         if (p / "bot.toml").is_file() and "expect" in tomllib.loads((p / "bot.toml").read_text())
     )
+
+
+class _Capture(logging.Handler):
+    """Keep (bot name, direction, line) for every line the bot processes log."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[tuple[str, str, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg not in ("%s << %s", "%s >> %s") or not isinstance(record.args, tuple):
+            return
+        name, line = record.args
+        direction = "to-bot" if record.msg == "%s << %s" else "from-bot"
+        self.lines.append((str(name), direction, str(line)))
+
+
+def run_and_capture(
+    spec: MatchSpec, pool: BotPool | None = None
+) -> tuple[MatchResult, list[tuple[str, str, str]]]:
+    """Run a real match and return its result and every protocol line, both ways, in order.
+
+    The lines come from the `arena.bot` logger at debug level ("name << line" is to the
+    bot, "name >> line" from it); each item is (bot name, "to-bot"|"from-bot", line).
+    """
+    logger = logging.getLogger("arena.bot")
+    capture = _Capture()
+    old_level, old_propagate = logger.level, logger.propagate
+    logger.addHandler(capture)
+    logger.setLevel(logging.DEBUG)  # before the bots start: BotProcess reads it at creation
+    logger.propagate = False
+    try:
+        result = run_match(spec, pool)
+    finally:
+        logger.removeHandler(capture)
+        logger.setLevel(old_level)
+        logger.propagate = old_propagate
+    return result, capture.lines

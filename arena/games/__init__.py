@@ -17,6 +17,7 @@ from arena.games.base import (
     VariantError,
     VariantOption,
 )
+from arena.games.leylo import Leylo
 from arena.games.take_that import TakeThat
 
 __all__ = [
@@ -65,4 +66,5 @@ def all_games() -> list[type[Game]]:
 
 
 # The registry: one line per game.
+register(Leylo)
 register(TakeThat)
