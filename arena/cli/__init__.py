@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 from typing import Annotated
 
+import multiprocessing_logging
 import typer
 from rich.logging import RichHandler
 
@@ -44,6 +45,9 @@ def setup(
         handlers=[RichHandler(show_path=False, markup=False)],
         force=True,
     )
+    # Worker processes log through a queue to this process, which alone writes the
+    # lines: one place, no interleaved half-lines from parallel matches.
+    multiprocessing_logging.install_mp_handler()
 
 
 app.command("games")(games.list_games)
