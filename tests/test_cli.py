@@ -84,6 +84,9 @@ def test_play_prints_a_table_with_status() -> None:
         (["replay", "verify", "/no/such/file.json"], "no replay file"),
         (["leaderboard", "chess"], "unknown game"),
         (["tournament", "show", "99"], "no tournament 99"),
+        (["tournament", "resume", "99"], "no tournament 99"),
+        (["leaderboard", "take-that", "--tournament", "99"], "no tournament 99"),
+        (["tournament", "run", "/no/such/file.toml"], "no tournament file"),
         (["bot", "show", "nobody"], "no bot called"),
     ],
 )

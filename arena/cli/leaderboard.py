@@ -8,7 +8,7 @@ import typer
 
 from arena import reports
 from arena.cli.common import echo_json, open_store, print_rows
-from arena.cli.errors import reports_errors
+from arena.cli.errors import UserError, reports_errors
 from arena.games import load_game
 
 
@@ -20,5 +20,12 @@ def leaderboard(
 ) -> None:
     """Rank, bot, version, mu, sigma, rating (mu - 3 sigma), games, wins, avg score, forfeits."""
     load_game(game)
-    rows = reports.leaderboard(open_store(), game, tournament)
+    store = open_store()
+    if tournament is not None:
+        found = store.tournament(tournament)
+        if found is None:
+            raise UserError(f"no tournament {tournament} (see `arena tournament list`)")
+        if found.game != game:
+            raise UserError(f"tournament {tournament} is a {found.game} tournament, not {game}")
+    rows = reports.leaderboard(store, game, tournament)
     echo_json(rows) if as_json else print_rows(rows, f"{game} leaderboard")
