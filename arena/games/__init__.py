@@ -17,6 +17,7 @@ from arena.games.base import (
     VariantError,
     VariantOption,
 )
+from arena.games.krumme10 import Krumme10
 from arena.games.leylo import Leylo
 from arena.games.take_that import TakeThat
 
@@ -66,5 +67,6 @@ def all_games() -> list[type[Game]]:
 
 
 # The registry: one line per game.
+register(Krumme10)
 register(Leylo)
 register(TakeThat)
