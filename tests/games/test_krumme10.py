@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import importlib.util
 import json
 import random
@@ -18,6 +19,7 @@ import orjson
 import pytest
 from jsonschema import Draft202012Validator
 
+from arena import rating
 from arena.games import IllegalDecision, VariantError, load_game
 from arena.games.krumme10 import (
     DECK_SIZE,
@@ -28,7 +30,9 @@ from arena.games.krumme10 import (
     kinds,
     parse_card,
 )
+from arena.match import MatchSpec, MatchStatus, run_match
 from arena.testing import check_game
+from tests.helpers import bot_ref_for
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL = ROOT / "protocol" / "games"
@@ -596,3 +600,19 @@ def test_heuristic_bot_speaks_the_protocol() -> None:
     ready, answer = (json.loads(line) for line in done.stdout.splitlines())
     assert ready["type"] == "ready"
     assert answer["type"] == "decision" and answer["id"] == 7 and answer["decision"] in legal
+
+
+def test_a_team_match_is_rated_as_teams() -> None:
+    """A real 4-seat match with `teams`: ABAB team ids reach the rating, mates move together."""
+    polite = bot_ref_for("polite")
+    seats = tuple(dataclasses.replace(polite, name=f"polite-{i}") for i in range(4))
+    result = run_match(
+        MatchSpec(match_id="teams", game="krumme10", seed=2, seats=seats, variant={"teams": True})
+    )
+    assert result.status is MatchStatus.NORMAL
+    assert result.teams == [0, 1, 0, 1]
+    ranks = [s.rank for s in result.seats]
+    assert ranks[0] == ranks[2] and ranks[1] == ranks[3]
+    after = rating.rate("krumme10", [rating.Skill.initial()] * 4, ranks, result.teams)
+    assert after[0] == after[2] and after[1] == after[3]
+    assert (after[0].mu > after[1].mu) == (ranks[0] < ranks[1])
