@@ -20,6 +20,7 @@ from arena.games.base import (
 from arena.games.krumme10 import Krumme10
 from arena.games.leylo import Leylo
 from arena.games.take_that import TakeThat
+from arena.games.twirkle import Twirkle
 
 __all__ = [
     "Chance",
@@ -70,3 +71,4 @@ def all_games() -> list[type[Game]]:
 register(Krumme10)
 register(Leylo)
 register(TakeThat)
+register(Twirkle)

@@ -6,6 +6,7 @@ import json
 import random
 from pathlib import Path
 
+import orjson
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -64,6 +65,7 @@ def test_rules_page_examples_match_the_schemas(game: type[Game]) -> None:
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
 def test_observations_and_legal_decisions_match_the_schemas(game: type[Game]) -> None:
     observation, decision = load_schemas(game)
+    checked: set[bytes] = set()
     for players in range(game.spec.min_players, game.spec.max_players + 1):
         state = game.new(players, seed=players)
         for step in range(game.spec.max_decisions):
@@ -77,7 +79,10 @@ def test_observations_and_legal_decisions_match_the_schemas(game: type[Game]) ->
             choices = {seat: rng.choice(state.legal(seat)) for seat in movers}
             for seat in movers:
                 for d in state.legal(seat):
-                    decision.validate(d)
+                    key = orjson.dumps(d, option=orjson.OPT_SORT_KEYS)
+                    if key not in checked:  # the same small decisions come again and again
+                        decision.validate(d)
+                        checked.add(key)
             if len(movers) == 1:
                 state.apply(movers[0], choices[movers[0]])
             else:

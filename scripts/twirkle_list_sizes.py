@@ -1,0 +1,63 @@
+"""How long Twirkle's legal lists get: the largest list seen in seeded random games.
+
+Every compound move (a placement of several cards, an exchange, a shift) is a
+sequence of small decisions; this measures the longest legal list per phase and
+overall, over `--games` uniformly random games (player counts 2, 3, 4 in turn),
+plus the longest game in decisions.
+
+Usage: .venv/bin/python scripts/twirkle_list_sizes.py [--games 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections import Counter
+
+from arena.games.twirkle import Twirkle
+
+
+def main() -> None:
+    """Play the games and print the largest list per phase."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--games", type=int, default=1000)
+    args = parser.parse_args()
+    largest: Counter[str] = Counter()
+    where: dict[str, tuple[int, int]] = {}
+    sizes: Counter[int] = Counter()
+    longest_game = 0
+    start = time.perf_counter()
+    for index in range(args.games):
+        players = 2 + index % 3
+        game = Twirkle.new(players, index)
+        assert isinstance(game, Twirkle)
+        rng = random.Random(index)
+        while not game.is_over():
+            seat = game.to_move()[0]
+            legal = game.legal(seat)
+            sizes[len(legal)] += 1
+            if len(legal) > largest[game.phase]:
+                largest[game.phase] = len(legal)
+                where[game.phase] = (players, index)
+            game.apply(seat, rng.choice(legal))
+        longest_game = max(longest_game, len(game.history))
+    seconds = time.perf_counter() - start
+    total = sum(sizes.values())
+    below = 0
+    p99 = 0
+    for size in sorted(sizes):
+        below += sizes[size]
+        if below >= 0.99 * total:
+            p99 = size
+            break
+    print(f"{args.games} random games (2-4 players) in {seconds:.0f} s, {total} decisions")
+    print(f"largest legal list: {max(largest.values())}; 99% of lists have <= {p99} entries")
+    for phase, size in largest.most_common():
+        players, seed = where[phase]
+        print(f"  {phase:<10} {size:4d}  (first seen: {players} players, seed {seed})")
+    print(f"longest game: {longest_game} decisions (max_decisions {Twirkle.spec.max_decisions})")
+
+
+if __name__ == "__main__":
+    main()

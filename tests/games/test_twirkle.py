@@ -1,0 +1,628 @@
+"""Twirkle: the line rules, scoring, shifting, the end, hidden information and the bot.
+
+The German rulebook (seeds/twirkle.de.txt) states its rules in words and has no
+worked examples in its text (its pictures are not part of the seed), so every
+position below is built by hand to show one sentence of it; the comment names
+the sentence or the ruling (W1-W8 of RULINGS.md, T1-T13 of the rules page).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import random
+import subprocess
+import sys
+import tomllib
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from arena.games import IllegalDecision, load_game
+from arena.games.twirkle import Twirkle
+from arena.games.twirkle.board import Board, Pos
+from arena.games.twirkle.cards import KIND_OF, NAMES, full_deck, is_line, run_mask
+from arena.games.twirkle.game import IDLE_ROUNDS
+
+ROOT = Path(__file__).resolve().parents[2]
+PROTOCOL = ROOT / "protocol" / "games"
+STARS = [f"{c}-star" for c in ("red", "blue", "green", "yellow", "purple", "black")]
+REDS = [f"red-{s}" for s in ("swirl", "star", "pyramid", "clover", "rosette", "crystal")]
+
+
+def kinds(names: list[str]) -> list[int]:
+    return [KIND_OF[n] for n in names]
+
+
+def position(
+    board: dict[Pos, str],
+    hands: list[list[str]],
+    *,
+    seat: int = 0,
+    bag: list[str] | None = None,
+    phase: str = "turn",
+) -> Twirkle:
+    """A game in a hand-made position: `seat` is to move in `phase`.
+
+    The bag holds every card not on the board or in a hand (all 108 stay in
+    play), unless `bag` gives it (top card first).
+    """
+    game = Twirkle.new(len(hands), seed=1)
+    assert isinstance(game, Twirkle)
+    game.board = Board(cells={pos: KIND_OF[name] for pos, name in board.items()})
+    game.hands = [sorted(kinds(hand)) for hand in hands]
+    if bag is None:
+        rest = Counter(full_deck())
+        rest.subtract(game.board.cells.values())
+        for hand in game.hands:
+            rest.subtract(hand)
+        game.bag = sorted(rest.elements())
+    else:
+        game.bag = list(reversed(kinds(bag)))
+    game.scores = [0] * len(hands)
+    game.current = seat
+    game.passes = game.idle = 0
+    game._begin_turn(phase)
+    game.changed()
+    game._settle()  # e.g. a shift with nothing to move ends the turn at once
+    return game
+
+
+def places(game: Twirkle) -> set[tuple[str, int, int]]:
+    return {(d["card"], d["x"], d["y"]) for d in game.legal(game.current) if d["action"] == "place"}
+
+
+def place(card: str, x: int, y: int) -> dict[str, Any]:
+    return {"action": "place", "card": card, "x": x, "y": y}
+
+
+def end_placing(game: Twirkle, seat: int) -> None:
+    """Finish a placement (the referee already did when no further card fitted)."""
+    if game.current == seat and game.phase == "placing":
+        game.apply(seat, {"action": "end_placing"})
+
+
+def all_cards(game: Twirkle) -> Counter[int]:
+    cards = Counter(game.bag + game.selected + list(game.board.cells.values()))
+    for hand in game.hands:
+        cards.update(hand)
+    if game.lifted is not None:
+        cards[game.lifted[0]] += 1
+    return cards
+
+
+def random_games(players: int, seeds: range) -> Iterator[tuple[Twirkle, int | None]]:
+    """Yield (game, seat to move) before every decision of random games, then (game, None)."""
+    for seed in seeds:
+        game = Twirkle.new(players, seed)
+        assert isinstance(game, Twirkle)
+        rng = random.Random(seed)
+        while not game.is_over():
+            seat = game.to_move()[0]
+            yield game, seat
+            game.apply(seat, rng.choice(game.legal(seat)))
+        yield game, None
+
+
+# ----- W1: cards and hands ------------------------------------------------------
+def test_108_cards_six_symbols_six_colours_three_copies_hands_of_six() -> None:
+    deck = Counter(full_deck())
+    assert len(deck) == 36 and set(deck.values()) == {3} and sum(deck.values()) == 108
+    assert {n.split("-")[0] for n in NAMES} == {"blue", "yellow", "green", "purple", "red", "black"}
+    game = Twirkle.new(4, seed=3)
+    assert isinstance(game, Twirkle)
+    assert all_cards(game) == deck
+    assert [len(hand) for hand in game.hands] == [6] * 4 and len(game.bag) == 108 - 24
+    assert load_game("twirkle") is Twirkle
+
+
+# ----- W2: the start ---------------------------------------------------------------
+def deal(hands: list[list[str]]) -> dict[str, Any]:
+    rest = Counter(NAMES[k] for k in full_deck())
+    for hand in hands:
+        rest.subtract(hand)
+    return {"chance": "deal", "outcome": {"hands": hands, "bag": sorted(rest.elements())}}
+
+
+def test_largest_fitting_set_starts_and_must_be_placed_as_one_line() -> None:
+    hands = [
+        ["red-star", "red-swirl", "blue-clover", "green-pyramid", "yellow-rosette", "black-star"],
+        ["blue-star", "green-star", "yellow-star", "red-clover", "purple-pyramid", "blue-star"],
+    ]
+    game = Twirkle.from_chance(2, [deal(hands)], None)
+    assert isinstance(game, Twirkle)
+    # Seat 0's largest set is 2 (red-star + red-swirl or + black-star); seat 1 has 3 stars.
+    assert game.current == 1 and game.start_seat == 1 and game.opening_size == 3
+    assert game.phase == "opening"
+    assert places(game) == {(c, 0, 0) for c in ("blue-star", "green-star", "yellow-star")}
+    game.apply(1, place("green-star", 0, 0))
+    # Only the stars can still make the line of three; no end decision in the opening.
+    assert places(game) == {
+        (c, x, y)
+        for c in ("blue-star", "yellow-star")
+        for x, y in ((1, 0), (-1, 0), (0, 1), (0, -1))
+    }
+    game.apply(1, place("blue-star", 1, 0))
+    assert places(game) == {("yellow-star", 2, 0), ("yellow-star", -1, 0)}
+    game.apply(1, place("yellow-star", -1, 0))
+    # One point per card, the hand refilled to six, and the turn passed on (nothing to shift).
+    assert game.scores == [0, 3] and len(game.hands[1]) == 6 and len(game.bag) == 108 - 12 - 3
+    assert game.current == 0 and game.phase == "turn"
+
+
+def test_opening_line_of_six_scores_12() -> None:
+    hands = [REDS, ["blue-star"] * 2 + ["green-star"] * 2 + ["yellow-star"] * 2]
+    game = Twirkle.from_chance(2, [deal(hands)], None)
+    assert isinstance(game, Twirkle)
+    assert game.current == 0 and game.opening_size == 6
+    for x, card in enumerate(REDS):
+        game.apply(0, place(card, x, 0))
+    assert game.scores == [12, 0] and game.current == 1
+
+
+def test_a_tie_for_the_largest_set_is_a_recorded_chance_draw() -> None:
+    hands = [
+        [
+            "red-star",
+            "blue-star",
+            "green-clover",
+            "yellow-pyramid",
+            "purple-rosette",
+            "black-swirl",
+        ],
+        [
+            "red-swirl",
+            "red-clover",
+            "blue-star",
+            "green-pyramid",
+            "yellow-rosette",
+            "black-crystal",
+        ],
+    ]
+    script = [deal(hands), {"chance": "start player among seats [0, 1]", "outcome": 1}]
+    game = Twirkle.from_chance(2, script, None)
+    assert isinstance(game, Twirkle)
+    assert game.start_seat == 1 and game.opening_size == 2
+
+
+# ----- W3: the line rules --------------------------------------------------------------
+def test_line_rule_one_symbol_or_one_colour_no_repeats_at_most_six() -> None:
+    assert is_line(kinds(["red-star", "blue-star", "green-star"]))  # one symbol
+    assert is_line(kinds(["red-star", "red-swirl", "red-crystal"]))  # one colour
+    assert not is_line(kinds(["red-star", "blue-star", "red-star"]))  # a repeat
+    assert not is_line(kinds(["red-star", "blue-swirl"]))  # neither
+    assert not is_line(kinds(["red-star", "red-swirl", "blue-swirl"]))
+    assert is_line(kinds(STARS)) and is_line(kinds(REDS))
+    assert run_mask(kinds(STARS)) == 0  # nothing can make a line of seven
+
+
+def test_placing_follows_the_line_rules_on_the_board() -> None:
+    board = {(0, 0): "red-star", (1, 0): "blue-star"}
+    hand = ["green-star", "red-swirl", "red-star", "blue-swirl", "yellow-clover", "black-star"]
+    game = position(board, [hand, ["purple-crystal"] * 6])
+    options = places(game)
+    # A symbol line grows by a star of a new colour at either end.
+    assert {("green-star", 2, 0), ("green-star", -1, 0), ("black-star", 2, 0)} <= options
+    # A colour line starts across: red-swirl under/over red-star, blue-swirl under blue-star.
+    assert {("red-swirl", 0, 1), ("red-swirl", 0, -1), ("blue-swirl", 1, 1)} <= options
+    # The symbol line refuses another symbol, and a repeated card is refused everywhere.
+    assert ("red-swirl", 2, 0) not in options and ("blue-swirl", 0, 1) not in options
+    assert ("red-star", 2, 0) not in options and ("red-star", -1, 0) not in options
+    assert ("red-star", 1, 1) in options  # a second red-star is fine in another line
+    assert not {o for o in options if o[0] == "yellow-clover"}
+    with pytest.raises(IllegalDecision):
+        game.apply(0, place("red-star", 2, 0))
+
+
+def test_a_line_of_six_cannot_grow_to_seven() -> None:
+    board = {(x, 0): card for x, card in enumerate(STARS)}
+    game = position(board, [["red-star", "blue-star", "red-swirl"], ["green-clover"]])
+    assert game.board.mask((6, 0)) == 0 and game.board.mask((-1, 0)) == 0
+    assert not {o for o in places(game) if o[2] == 0}
+    assert ("red-swirl", 0, 1) in places(game)
+
+
+def test_a_crossing_card_must_fit_both_lines() -> None:
+    # Row y=0 is red (star, swirl); column x=2 below (2,0) is clover (blue, green).
+    board = {
+        (0, 0): "red-star",
+        (1, 0): "red-swirl",
+        (1, 1): "blue-swirl",
+        (2, 1): "blue-clover",
+        (2, 2): "green-clover",
+    }
+    hand = ["red-clover", "red-pyramid", "yellow-clover", "black-clover", "red-crystal"]
+    game = position(board, [hand, ["purple-crystal"]])
+    at_crossing = {o[0] for o in places(game) if o[1:] == (2, 0)}
+    assert at_crossing == {"red-clover"}
+
+
+def test_islands_and_gaps_are_refused() -> None:
+    board = {(0, 0): "red-star", (1, 0): "blue-star"}
+    game = position(board, [["green-star", "yellow-star", "black-star"], ["red-swirl"]])
+    assert all(abs(x) + abs(y) > 0 for _, x, y in places(game))
+    assert ("green-star", 3, 0) not in places(game)  # touches nothing: an island
+    with pytest.raises(IllegalDecision):
+        game.apply(0, place("green-star", 3, 0))
+    game.apply(0, place("green-star", 2, 0))
+    # Further cards only next to the line through the first one, never across a gap.
+    assert game.phase == "placing"
+    assert places(game) == {
+        (c, x, y)
+        for c in ("yellow-star", "black-star")
+        for x, y in ((3, 0), (-1, 0), (2, 1), (2, -1))
+    }
+    with pytest.raises(IllegalDecision):
+        game.apply(0, place("yellow-star", 4, 0))
+
+
+def test_all_cards_of_a_turn_lie_in_one_line() -> None:
+    board = {(0, 0): "red-star", (0, 1): "red-swirl"}
+    hand = ["blue-star", "green-star", "yellow-star", "blue-swirl", "black-crystal"]
+    game = position(board, [hand, ["purple-crystal"]])
+    game.apply(0, place("blue-star", 1, 0))
+    # One card placed: the line may still run either way through it.
+    assert {("blue-swirl", 1, 1), ("green-star", 2, 0), ("green-star", 1, -1)} <= places(game)
+    game.apply(0, place("green-star", 2, 0))
+    # Two cards fix the row: blue-swirl under blue-star would start a second line.
+    assert places(game) == {("yellow-star", 3, 0), ("yellow-star", -1, 0)}
+    with pytest.raises(IllegalDecision):
+        game.apply(0, place("blue-swirl", 1, 1))
+
+
+# ----- W4: scoring ------------------------------------------------------------------------
+def test_a_crossing_card_counts_in_both_lines() -> None:
+    board = {
+        (0, 0): "red-star",
+        (1, 0): "red-swirl",
+        (1, 1): "blue-swirl",
+        (2, 1): "blue-clover",
+        (2, 2): "green-clover",
+    }
+    game = position(board, [["red-clover", "purple-crystal"], ["purple-crystal"]])
+    game.apply(0, place("red-clover", 2, 0))
+    end_placing(game, 0)
+    assert game.scores[0] == 3 + 3  # red row of 3 + clover column of 3
+    assert game.last_turns[0] == {"action": "place", "cards": 1, "points": 6, "shifted": 0}
+
+
+def test_a_placement_scores_its_line_and_every_cross_line() -> None:
+    board = {(0, 0): "red-star", (1, 0): "red-swirl", (0, 1): "blue-star"}
+    game = position(board, [["blue-swirl", "blue-clover", "blue-crystal"], ["purple-crystal"]])
+    game.apply(0, place("blue-swirl", 1, 1))
+    assert game.observe(0)["placement_points"] == 2 + 2  # blue row, swirl column
+    game.apply(0, place("blue-clover", 2, 1))
+    assert game.observe(0)["placement_points"] == 3 + 2  # the blue row grew, once
+    end_placing(game, 0)
+    assert game.scores[0] == 5 and len(game.hands[0]) == 6
+
+
+def test_a_completed_line_of_six_scores_12() -> None:
+    board = {(x, 0): card for x, card in enumerate(STARS[:5])}
+    game = position(board, [["black-star", "purple-crystal"], ["purple-crystal"]])
+    game.apply(0, place("black-star", 5, 0))
+    end_placing(game, 0)
+    assert game.scores[0] == 12
+
+
+def test_a_twirkle_and_a_crossing_line_both_score() -> None:
+    # black-star completes the star row (12) and joins black-swirl below it (2).
+    board = {(x, 0): card for x, card in enumerate(STARS[:5])}
+    board[(4, 1)] = "purple-swirl"
+    board[(5, 1)] = "black-swirl"
+    game = position(board, [["black-star"], ["purple-crystal"]])
+    game.apply(0, place("black-star", 5, 0))
+    end_placing(game, 0)
+    assert game.scores[0] == 12 + 2
+
+
+# ----- W5: exchange and pass --------------------------------------------------------------
+def test_exchange_one_to_six_cards_with_the_bag() -> None:
+    hand = [
+        "red-star",
+        "red-swirl",
+        "blue-clover",
+        "green-pyramid",
+        "yellow-rosette",
+        "black-crystal",
+    ]
+    bag = ["purple-star", "purple-swirl", "purple-clover", "purple-pyramid"]
+    game = position({(0, 0): "purple-crystal"}, [hand, ["purple-rosette"]], bag=bag)
+    legal = game.legal(0)
+    assert {"action": "pass"} in legal
+    assert [d["card"] for d in legal if d["action"] == "exchange"] == [
+        NAMES[k] for k in sorted(kinds(hand))
+    ]
+    game.apply(0, {"action": "exchange", "card": "red-star"})
+    assert game.phase == "exchanging" and {"action": "end_exchange"} in game.legal(0)
+    assert game.observe(1)["exchange_selected"] == [] and game.observe(1)["exchange_count"] == 1
+    game.apply(0, {"action": "exchange", "card": "blue-clover"})
+    game.apply(0, {"action": "end_exchange"})
+    # The two cards drawn are the top of the bag; the chosen cards went back into it.
+    assert Counter(game.hands[0]) == Counter(
+        kinds(["red-swirl", "green-pyramid", "yellow-rosette", "black-crystal"])
+        + kinds(["purple-star", "purple-swirl"])
+    )
+    assert Counter(game.bag) == Counter(
+        kinds(["purple-clover", "purple-pyramid", "red-star", "blue-clover"])
+    )
+    assert game.scores == [0, 0] and game.last_turns[0]["action"] == "exchange"
+
+
+def test_no_more_cards_exchanged_than_the_bag_holds() -> None:
+    hand = [
+        "red-star",
+        "red-swirl",
+        "blue-clover",
+        "green-pyramid",
+        "yellow-rosette",
+        "black-crystal",
+    ]
+    game = position({(0, 0): "purple-crystal"}, [hand, ["purple-rosette"]], bag=["purple-star"])
+    game.apply(0, {"action": "exchange", "card": "red-star"})
+    # The bag held one card: the exchange ended by itself and the turn moved on.
+    assert game.phase == "turn" and game.current == 1
+    assert KIND_OF["purple-star"] in game.hands[0] and game.bag == [KIND_OF["red-star"]]
+    empty = position({(0, 0): "purple-crystal"}, [hand, ["purple-rosette"]], bag=[])
+    assert not [d for d in empty.legal(0) if d["action"] == "exchange"]
+
+
+# ----- W6: shifting -----------------------------------------------------------------------
+SHIFT_BOARD = {(0, 0): "red-star", (1, 0): "blue-star", (0, 1): "green-star", (0, 2): "yellow-star"}
+
+
+def test_a_legal_shift_moves_cards_one_by_one_to_another_line() -> None:
+    game = position(SHIFT_BOARD, [["purple-crystal"], ["purple-crystal"]], phase="shifting")
+    lifts = [d for d in game.legal(0) if d["action"] == "lift"]
+    # Leaves: (1,0) ends the star row, (0,2) ends the star column; (0,0) and (0,1) are not.
+    assert lifts == [{"action": "lift", "x": 1, "y": 0}, {"action": "lift", "x": 0, "y": 2}]
+    assert {"action": "end_turn"} in game.legal(0)
+    game.apply(0, {"action": "lift", "x": 0, "y": 2})
+    # The column is the source line; only the row (a different line) is a target.
+    assert game.legal(0) == [
+        {"action": "put", "x": -1, "y": 0, "direction": "left"},
+        {"action": "put", "x": 2, "y": 0, "direction": "right"},
+    ]
+    game.apply(0, {"action": "put", "x": 2, "y": 0, "direction": "right"})
+    # The next card of the source line may follow to the next cell of the target line.
+    assert game.legal(0) == [{"action": "lift", "x": 0, "y": 1}, {"action": "end_turn"}]
+    game.apply(0, {"action": "lift", "x": 0, "y": 1})
+    assert game.legal(0) == [{"action": "put", "x": 3, "y": 0, "direction": "right"}]
+    game.apply(0, {"action": "put", "x": 3, "y": 0, "direction": "right"})
+    # red-star is now part of the target line: the shift is over, and so is the turn.
+    assert game.current == 1 and game.phase == "turn"
+    assert game.board.cells == {
+        (x, 0): KIND_OF[c]
+        for x, c in enumerate(["red-star", "blue-star", "yellow-star", "green-star"])
+    }
+    assert game.scores == [0, 0] and game.last_turns[0]["shifted"] == 2
+
+
+def test_a_card_that_is_not_a_leaf_cannot_be_lifted() -> None:
+    # (0,0) joins the row and the column: lifting it would split the layout.
+    game = position(SHIFT_BOARD, [["purple-crystal"], ["purple-crystal"]], phase="shifting")
+    with pytest.raises(IllegalDecision):
+        game.apply(0, {"action": "lift", "x": 0, "y": 0})
+    with pytest.raises(IllegalDecision):
+        game.apply(0, {"action": "lift", "x": 0, "y": 1})
+    # A 2x2 square has no leaf at all, although no card there is a bridge.
+    square = {(0, 0): "red-star", (1, 0): "red-swirl", (0, 1): "blue-star", (1, 1): "blue-swirl"}
+    game = position(square, [["purple-crystal"], ["purple-crystal"]], phase="shifting")
+    assert game.current == 1 and game.phase == "turn"  # the empty shift ended at once
+
+
+def test_a_shift_that_would_break_a_line_is_refused() -> None:
+    # red-swirl may not join the star row, blue-star may not join the red column.
+    board = {(0, 0): "red-star", (1, 0): "blue-star", (0, 1): "red-swirl"}
+    game = position(board, [["purple-crystal"], ["purple-crystal"]], phase="shifting")
+    assert game.current == 1 and game.phase == "turn"
+    # Checked by hand: the move would leave an invalid line.
+    broken = Board(cells=dict(game.board.cells))
+    broken.put((2, 0), broken.lift((0, 1)))
+    assert broken.is_connected() and not broken.all_lines_valid()
+
+
+def test_the_target_is_a_different_line_of_two_or_more_cards() -> None:
+    # blue-swirl (1,-1) is a leaf of the blue column. With it lifted, (1,1) would take it
+    # (under blue-star, right of red-swirl), but there it would extend its own source line
+    # or a single card, never a different line of two or more: no shift is possible.
+    board = {
+        (0, 0): "red-star",
+        (1, 0): "blue-star",
+        (2, 0): "green-star",
+        (0, 1): "red-swirl",
+        (1, -1): "blue-swirl",
+    }
+    game = position(board, [["purple-crystal"], ["purple-crystal"]], phase="shifting")
+    assert game.board.leaves() == [(1, -1), (2, 0), (0, 1)]
+    assert game.current == 1 and game.phase == "turn"  # nothing could be shifted
+    lifted = Board(cells=dict(game.board.cells))
+    kind = lifted.lift((1, -1))
+    assert lifted.compute_mask((1, 1)) >> kind & 1
+
+
+# ----- W7: the end ----------------------------------------------------------------------------
+def test_first_player_out_gets_6_the_others_lose_a_point_per_card() -> None:
+    board = {(0, 0): "red-star", (1, 0): "blue-star"}
+    hands = [["green-star"], ["red-swirl", "red-clover"], ["yellow-pyramid"] * 3]
+    game = position(board, hands, bag=[])
+    game.apply(0, place("green-star", 2, 0))
+    assert game.is_over()  # the last card: no end_placing, no shift
+    assert game.scores == [3 + 6, -2, -3]
+    assert game.end == {"reason": "out", "first_out": 0, "adjustments": [6, -2, -3]}
+    assert game.outcome().ranks == (1, 2, 3)
+
+
+def test_everybody_passing_ends_the_game_without_the_bonus_ties_share_a_rank() -> None:
+    board = {(0, 0): "red-star", (1, 0): "red-swirl"}
+    hands = [["blue-clover", "blue-crystal"], ["green-pyramid", "green-clover"], ["yellow-crystal"]]
+    game = position(board, hands, bag=[])
+    for seat in (0, 1, 2):
+        assert game.current == seat and game.legal(seat) == [{"action": "pass"}]
+        game.apply(seat, {"action": "pass"})
+    assert game.is_over() and game.end is not None and game.end["reason"] == "all_passed"
+    assert game.scores == [-2, -2, -1]
+    assert game.outcome().ranks == (2, 2, 1)
+
+
+def test_endless_exchanging_is_cut_by_the_idle_guard() -> None:
+    game = Twirkle.new(3, seed=4)
+    assert isinstance(game, Twirkle)
+    while game.phase == "opening":
+        game.apply(game.current, game.legal(game.current)[0])
+    decisions = 0
+    while not game.is_over():
+        legal = game.legal(game.current)
+        swaps = [d for d in legal if d["action"] in ("exchange", "end_exchange")]
+        game.apply(game.current, swaps[-1] if swaps else {"action": "end_turn"})
+        decisions += 1
+    assert game.end is not None and game.end["reason"] == "idle"
+    assert game.turns == 1 + IDLE_ROUNDS * 3 and decisions < Twirkle.spec.max_decisions
+
+
+# ----- invariants of random games ---------------------------------------------------------
+@pytest.mark.parametrize("players", [2, 4])
+def test_random_games_keep_108_cards_a_connected_valid_layout_and_short_lists(players: int) -> None:
+    longest = 0
+    for game, seat in random_games(players, range(3)):
+        assert all_cards(game) == Counter(full_deck())
+        # Also while a shifted card is in the air: lifting a leaf splits nothing.
+        assert game.board.is_connected() and game.board.all_lines_valid()
+        if seat is not None:
+            longest = max(longest, len(game.legal(seat)))
+            assert all(len(hand) <= 6 for hand in game.hands)
+    assert longest < 150
+
+
+def test_other_hands_and_the_bag_never_show_in_an_observation() -> None:
+    rng = random.Random(5)
+    for index, (game, _) in enumerate(random_games(3, range(2))):
+        if index % 9:
+            continue
+        for seat in range(3):
+            before = game.observe(seat)
+            other = copy.deepcopy(game)
+            others = [s for s in range(3) if s != seat]
+            pool = other.bag + [k for s in others for k in other.hands[s]]
+            rng.shuffle(pool)
+            for s in others:
+                size = len(other.hands[s])
+                other.hands[s], pool = sorted(pool[:size]), pool[size:]
+            other.bag = pool
+            other.changed()
+            assert other.observe(seat) == before
+            # The seat's own hand is there; the others' cards only as counts.
+            assert before["hand"] == [NAMES[k] for k in game.hands[seat]]
+            assert before["hand_sizes"][others[0]] >= len(game.hands[others[0]])
+            assert isinstance(before["bag"], int)
+
+
+def every_field_has_a_description(node: Any, path: str = "") -> list[str]:
+    missing = []
+    if isinstance(node, dict):
+        for name, sub in node.get("properties", {}).items():
+            if "description" not in sub:
+                missing.append(f"{path}/{name}")
+        if node.get("type") == "object" and node.get("additionalProperties") is not False:
+            missing.append(f"{path}: additionalProperties is not false")
+        for key, value in node.items():
+            missing += every_field_has_a_description(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            missing += every_field_has_a_description(value, f"{path}/{index}")
+    return missing
+
+
+def test_schemas_describe_every_field_and_fit_a_shift_in_progress() -> None:
+    validators = {}
+    for name in ("observation", "decision"):
+        schema = json.loads((PROTOCOL / f"twirkle.{name}.schema.json").read_text())
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        Draft202012Validator.check_schema(schema)
+        assert every_field_has_a_description(schema) == []
+        validators[name] = Draft202012Validator(schema)
+    game = position(SHIFT_BOARD, [["purple-crystal"], ["purple-crystal"]], phase="shifting")
+    for step in ({"action": "lift", "x": 0, "y": 2}, {"action": "put", "x": 2, "y": 0}):
+        legal = game.legal(0)
+        for decision in legal:
+            validators["decision"].validate(decision)
+        for seat in (0, 1):
+            validators["observation"].validate(game.observe(seat))
+        game.apply(0, next(d for d in legal if d.items() >= step.items()))
+    shift = game.observe(1)["shift"]
+    assert shift == {"source": [[0, 1], [0, 0]], "direction": "right", "moved": 1, "lifted": None}
+
+
+def test_describe() -> None:
+    game = Twirkle.new(2, seed=1)
+    assert game.describe(0, place("red-star", 1, -2)) == "seat 0 places red-star at (1, -2)"
+    assert game.describe(1, {"action": "end_turn"}) == "seat 1 ends the turn"
+
+
+# ----- the heuristic bot -----------------------------------------------------------------------
+def load_bot() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "twirkle_heuristic_bot", ROOT / "bots" / "twirkle-heuristic" / "bot.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_heuristic_bot_beats_random() -> None:
+    choose = load_bot().choose
+    games = wins = 0
+    for players in (2, 3, 4):
+        for index in range(3):
+            seat = index % players
+            game = Twirkle.new(players, 700 + index)
+            rngs = [random.Random(index * 10 + s) for s in range(players)]
+            while not game.is_over():
+                s = game.to_move()[0]
+                legal = game.legal(s)
+                pick = (
+                    choose(game.observe(s), legal, rngs[s]) if s == seat else rngs[s].choice(legal)
+                )
+                game.apply(s, pick)
+            games += 1
+            wins += game.outcome().ranks[seat] == 1
+    assert wins >= games - 1, f"heuristic won only {wins} of {games} games"
+
+
+def test_heuristic_bot_speaks_the_protocol_over_pipes() -> None:
+    folder = ROOT / "bots" / "twirkle-heuristic"
+    manifest = tomllib.loads((folder / "bot.toml").read_text())
+    assert manifest["name"] == "twirkle-heuristic" and manifest["games"] == ["twirkle"]
+    assert "import arena" not in (folder / "bot.py").read_text()
+    game = Twirkle.new(2, seed=0)
+    while game.phase == "opening":
+        game.apply(game.current, game.legal(game.current)[0])
+    seat = game.current
+    legal = game.legal(seat)
+    messages = [
+        {"type": "start", "protocol": 1, "game": "twirkle", "seat": seat, "seed": 4},
+        {"type": "decide", "id": 1, "observation": game.observe(seat), "legal": legal},
+        {"type": "quit"},
+    ]
+    text = "".join(json.dumps(m) + "\n" for m in messages)
+    done = subprocess.run(
+        [sys.executable, "bot.py"],
+        cwd=folder,
+        input=text,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    ready, answer = (json.loads(line) for line in done.stdout.splitlines())
+    assert ready["type"] == "ready"
+    assert answer["type"] == "decision" and answer["id"] == 1 and answer["decision"] in legal
+    # The best first move scores: a place decision, not an exchange or a pass.
+    assert answer["decision"]["action"] == "place"
