@@ -14,29 +14,26 @@ baseline is what a random seat gets in the same games.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import inspect
 import random
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arena.games import Game, load_game
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # for tests.helpers
+
+from arena.games import Game, load_game  # noqa: E402
+from tests.helpers import load_bot_module  # noqa: E402
 
 Policy = Callable[[dict[str, Any], list[dict[str, Any]], random.Random], dict[str, Any]]
 
 
 def load_policy(folder: str, variant: dict[str, Any]) -> Policy:
     """The bot's `choose`, with the match variant bound when it takes one."""
-    path = ROOT / "bots" / folder / "bot.py"
-    spec = importlib.util.spec_from_file_location(f"bot_{folder.replace('-', '_')}", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"winrate: no bot.py in bots/{folder}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_bot_module(folder)
     choose = module.choose
     if "variant" in inspect.signature(choose).parameters:
         return lambda obs, legal, rng: choose(obs, legal, rng, variant=variant)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import tomllib
 from pathlib import Path
+from types import ModuleType
 
 from arena.manifest import load_manifest, resolve_command
 from arena.match import BotRef, MatchResult, MatchSpec, run_match
@@ -75,3 +77,17 @@ def run_and_capture(
         logger.setLevel(old_level)
         logger.propagate = old_propagate
     return result, capture.lines
+
+
+def load_bot_module(folder: str) -> ModuleType:
+    """Import bots/<folder>/bot.py by path (a bundled bot is a program, not a package).
+
+    Heuristic bots keep their policy in a pure `choose(observation, legal, rng)`, so
+    tests and scripts can play it in-process without pipes.
+    """
+    path = Path(__file__).resolve().parents[1] / "bots" / folder / "bot.py"
+    spec = importlib.util.spec_from_file_location(f"bot_{folder.replace('-', '_')}", path)
+    assert spec is not None and spec.loader is not None, f"no bot.py in bots/{folder}"
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib.util
 import json
 import random
 import subprocess
@@ -12,7 +11,6 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import orjson
@@ -32,7 +30,7 @@ from arena.games.krumme10 import (
 )
 from arena.match import MatchSpec, MatchStatus, run_match
 from arena.testing import check_game
-from tests.helpers import bot_ref_for
+from tests.helpers import bot_ref_for, load_bot_module
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL = ROOT / "protocol" / "games"
@@ -551,18 +549,8 @@ def test_describe() -> None:
 
 
 # ----- the heuristic bot -----------------------------------------------------------------------
-def load_bot() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "krumme10_heuristic_bot", ROOT / "bots" / "krumme10-heuristic" / "bot.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_heuristic_bot_clearly_beats_random() -> None:
-    choose = load_bot().choose
+    choose = load_bot_module("krumme10-heuristic").choose
     for players in (2, 3, 5):
         wins = 0
         for index in range(15):

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 import random
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import orjson
@@ -29,6 +27,7 @@ from arena.games.leylo.cards import (
     is_line,
 )
 from arena.testing import check_game
+from tests.helpers import load_bot_module
 
 ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL = ROOT / "protocol" / "games"
@@ -635,18 +634,8 @@ def test_describe() -> None:
 
 
 # ----- the heuristic bot -----------------------------------------------------------
-def load_bot() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "leylo_heuristic_bot", ROOT / "bots" / "leylo-heuristic" / "bot.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_heuristic_bot_clearly_beats_random() -> None:
-    choose = load_bot().choose
+    choose = load_bot_module("leylo-heuristic").choose
     games = wins = 0
     for players in (2, 3, 4):
         for index in range(12):
