@@ -1,9 +1,11 @@
 """How long Twirkle's legal lists get: the largest list seen in seeded random games.
 
 Every compound move (a placement of several cards, an exchange, a shift) is a
-sequence of small decisions; this measures the longest legal list per phase and
-overall, over `--games` uniformly random games (player counts 2, 3, 4 in turn),
-plus the longest game in decisions.
+sequence of small decisions (version 2: a `pick` of the card, then its `place`);
+this measures the longest legal list per step (the phase and the first decision
+offered, e.g. ``turn/pick`` or ``turn/place``) and overall, over `--games`
+uniformly random games (player counts 2, 3, 4 in turn), plus the longest game in
+decisions.
 
 Usage: .venv/bin/python scripts/twirkle_list_sizes.py [--games 1000]
 """
@@ -19,7 +21,7 @@ from arena.games.twirkle import Twirkle
 
 
 def main() -> None:
-    """Play the games and print the largest list per phase."""
+    """Play the games and print the largest list per step."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--games", type=int, default=1000)
     args = parser.parse_args()
@@ -37,9 +39,10 @@ def main() -> None:
             seat = game.to_move()[0]
             legal = game.legal(seat)
             sizes[len(legal)] += 1
-            if len(legal) > largest[game.phase]:
-                largest[game.phase] = len(legal)
-                where[game.phase] = (players, index)
+            step = f"{game.phase}/{legal[0]['action']}"
+            if len(legal) > largest[step]:
+                largest[step] = len(legal)
+                where[step] = (players, index)
             game.apply(seat, rng.choice(legal))
         longest_game = max(longest_game, len(game.history))
     seconds = time.perf_counter() - start
@@ -53,9 +56,9 @@ def main() -> None:
             break
     print(f"{args.games} random games (2-4 players) in {seconds:.0f} s, {total} decisions")
     print(f"largest legal list: {max(largest.values())}; 99% of lists have <= {p99} entries")
-    for phase, size in largest.most_common():
-        players, seed = where[phase]
-        print(f"  {phase:<10} {size:4d}  (first seen: {players} players, seed {seed})")
+    for step, size in largest.most_common():
+        players, seed = where[step]
+        print(f"  {step:<18} {size:4d}  (first seen: {players} players, seed {seed})")
     print(f"longest game: {longest_game} decisions (max_decisions {Twirkle.spec.max_decisions})")
 
 

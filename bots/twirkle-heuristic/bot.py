@@ -2,8 +2,9 @@
 
 The policy `choose` plans a whole placement before its first card: from the
 board and its hand in the observation it tries every sequence of cards that
-the line rules allow in one line (the referee offers them one at a time) and
-keeps the one with the best value: the points it scores, a little for every
+the line rules allow in one line (the referee offers them one at a time, each
+as a `pick` of the card and then a `place` on its cell) and keeps the one with
+the best value: the points it scores, a little for every
 card played (more once the bag is empty, when cards left in hand cost a point
 each and the first player out gets six), minus a penalty for leaving a line of
 five that somebody else could complete for twelve. Each later step of the turn
@@ -221,8 +222,15 @@ def choose(obs: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random)
     planner = Planner(obs)
     placed = [(c["x"], c["y"]) for c in obs["placed"]]
     scored: list[tuple[float, dict[str, Any]]] = []
+    cells: dict[Card, list[Pos]] = {}
+    for card, cell in planner.options(placed):
+        cells.setdefault(card, []).append(cell)
     for decision in legal:
-        if decision["action"] == "place":
+        if decision["action"] == "pick":  # the best placement that starts with this card
+            card = parse(decision["card"])
+            values = [planner.after(list(placed), card, cell) for cell in cells.get(card, [])]
+            scored.append((max(values, default=float("-inf")), decision))
+        elif decision["action"] == "place":
             card, cell = parse(decision["card"]), (decision["x"], decision["y"])
             scored.append((planner.after(list(placed), card, cell), decision))
         elif decision["action"] == "end_placing":
