@@ -69,6 +69,9 @@ class BotRef:
     folder: str
     argv: tuple[str, ...]
     version_id: int | None = None
+    #: The stored version's content hash: lets a worker that cannot see `folder`
+    #: run the bot from its own verified copy (arena.tournament.bundles).
+    sha256: str | None = None
 
 
 @dataclass(frozen=True)

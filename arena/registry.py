@@ -113,4 +113,5 @@ def submit(store: Store, home: Path, path: str, name: str | None = None) -> tupl
 def bot_ref(version: BotVersion, name: str) -> BotRef:
     """How to start a stored version (building it first if it has a build step)."""
     manifest = replace(load_manifest(version.folder), name=name)
-    return BotRef(name, str(manifest.folder), tuple(prepare(manifest)), version.id)
+    argv = tuple(prepare(manifest))
+    return BotRef(name, str(manifest.folder), argv, version.id, version.sha256)

@@ -8,9 +8,10 @@ import tomllib
 from pathlib import Path
 from types import ModuleType
 
-from arena.manifest import load_manifest, resolve_command
+from arena.manifest import load_manifest, prepare, resolve_command
 from arena.match import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
+from arena.sandbox import protections
 
 TEST_BOTS = Path(__file__).parent / "bots"
 
@@ -19,17 +20,35 @@ def bot_ref_for(name: str) -> BotRef:
     """A BotRef for tests/bots/<name> (its program need not exist: that is a test case)."""
     manifest = load_manifest(TEST_BOTS / name)
     program = manifest.command[0]
-    if "/" in program:
+    if manifest.build:
+        argv = tuple(prepare(manifest))  # builds the program once (a C test bot)
+    elif "/" in program:
         argv = (str(manifest.folder / program), *manifest.command[1:])
     else:
         argv = tuple(resolve_command(manifest))
     return BotRef(manifest.name, str(manifest.folder), argv)
 
 
+def _expect(name: str) -> dict[str, object]:
+    return dict(tomllib.loads((TEST_BOTS / name / "bot.toml").read_text())["expect"])
+
+
+def sandboxed() -> bool:
+    """True when bots run under bubblewrap here."""
+    return protections().bwrap is not None
+
+
 def expected_status(name: str) -> str:
-    """The verdict a hostile test bot's manifest promises."""
-    data = tomllib.loads((TEST_BOTS / name / "bot.toml").read_text())
-    return str(data["expect"]["status"])
+    """The verdict a hostile test bot's manifest promises (here: with or without the sandbox)."""
+    expect = _expect(name)
+    if not sandboxed() and "unsandboxed_status" in expect:
+        return str(expect["unsandboxed_status"])
+    return str(expect["status"])
+
+
+def needs_sandbox(name: str) -> bool:
+    """True for a hostile bot that is only safe to run inside the sandbox."""
+    return bool(_expect(name).get("needs_sandbox", False))
 
 
 def hostile_bots() -> list[str]:

@@ -2,15 +2,40 @@
 
 from __future__ import annotations
 
+import os
+import resource
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
 from arena import replay
 from arena.games import Outcome
 from arena.match import BotRef, MatchSpec, MatchStatus, SeatStatus, final_ranks, run_match
-from tests.helpers import bot_ref_for, expected_status, hostile_bots
+from arena.players.process import STDERR_TAIL_BYTES
+from arena.sandbox import MIB, Limits
+from tests.helpers import bot_ref_for, expected_status, hostile_bots, needs_sandbox, sandboxed
+
+#: Small limits keep the hostile bots quick: the memory hog stops at 256 MB, /tmp at 16 MB.
+HOSTILE_LIMITS = Limits(
+    cpu_seconds=20,
+    processes=64,
+    file_size_bytes=8 * MIB,
+    open_files=64,
+    address_space_bytes=1024 * MIB,
+    memory_bytes=256 * MIB,
+    tmp_bytes=16 * MIB,
+)
 
 
-def spec(*seats: BotRef, seed: int = 5, timeout: float = 0.5, **variant: object) -> MatchSpec:
+def spec(
+    *seats: BotRef,
+    seed: int = 5,
+    timeout: float = 0.5,
+    limits: Limits | None = None,
+    **variant: object,
+) -> MatchSpec:
     return MatchSpec(
         match_id=f"test-{seed}",
         game="take-that",
@@ -19,7 +44,53 @@ def spec(*seats: BotRef, seed: int = 5, timeout: float = 0.5, **variant: object)
         variant=dict(variant),
         decision_timeout=timeout,
         startup_timeout=3.0,
+        limits=limits or Limits(),
     )
+
+
+def descendants() -> set[int]:
+    """Every process below this one (a bot's leftovers would be here, or in its PID namespace)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {os.getpid()}
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def processes_of(wanted: list[int]) -> list[int]:
+    """Processes running as any of these uids."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid in wanted:
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+@pytest.fixture
+def host_listener() -> Iterator[None]:
+    """A TCP port on the host that tests/bots/network tries to reach from its sandbox."""
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        server.bind(("127.0.0.1", 47613))
+        server.listen()
+    except OSError:
+        pass  # taken: the bot's other attempts still run
+    yield
+    server.close()
 
 
 def test_polite_bots_play_a_normal_match_that_replays(polite: BotRef) -> None:
@@ -40,10 +111,27 @@ def test_same_seed_same_match(polite: BotRef) -> None:
 
 
 @pytest.mark.parametrize("name", hostile_bots())
-def test_hostile_bot_is_forfeited_with_its_reason(name: str, polite: BotRef) -> None:
-    result = run_match(spec(polite, bot_ref_for(name), polite, timeout=0.3))
+def test_hostile_bot_is_forfeited_with_its_reason(
+    name: str, polite: BotRef, used_uids: list[int], host_listener: None
+) -> None:
+    if needs_sandbox(name) and not sandboxed():
+        pytest.skip("only safe inside bubblewrap, which is not available here")
+    before = descendants()
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    result = run_match(spec(polite, bot_ref_for(name), polite, timeout=0.3, limits=HOSTILE_LIMITS))
     hostile = result.seats[1]
     assert hostile.status == expected_status(name), hostile.detail
+    # Every process is gone, the platform's memory stayed bounded, stderr was capped.
+    assert descendants() - before == set()
+    assert processes_of(used_uids) == []
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before < 64 * 1024
+    assert len(hostile.stderr.encode()) <= STDERR_TAIL_BYTES
+    if hostile.status is SeatStatus.OK:  # an attack that was denied: the bot played on
+        assert result.status is MatchStatus.NORMAL, hostile.detail
+        assert all(s.status is SeatStatus.OK for s in result.seats)
+        assert result.replay is not None
+        replay.verify(result.replay)
+        return
     assert hostile.detail
     assert result.status is MatchStatus.FORFEIT
     assert result.seats[0].status is SeatStatus.OK and result.seats[2].status is SeatStatus.OK

@@ -10,7 +10,7 @@ import multiprocessing_logging
 import typer
 from rich.logging import RichHandler
 
-from arena.cli import bot, demo, games, leaderboard, play, replay, tournament
+from arena.cli import bot, demo, doctor, games, leaderboard, play, replay, tournament
 from arena.cli.common import SETTINGS
 
 app = typer.Typer(
@@ -54,6 +54,7 @@ app.command("games")(games.list_games)
 app.command("play")(play.play)
 app.command("demo")(demo.demo)
 app.command("leaderboard")(leaderboard.leaderboard)
+app.command("doctor")(doctor.doctor)
 app.add_typer(bot.app, name="bot")
 app.add_typer(tournament.app, name="tournament")
 app.add_typer(replay.app, name="replay")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,21 +12,40 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from arena import reports
 from arena.cli.common import echo_json, home, open_store, out, print_rows
-from arena.cli.errors import UserError, err, reports_errors
+from arena.cli.errors import UserError, err, fail, reports_errors
 from arena.lineup import parse_variant_pairs
 from arena.store import Store
 from arena.tournament import config as tconfig
 from arena.tournament import runner
+from arena.tournament.executors import LOCAL, ExecutorLost, check_name
 
 app = typer.Typer(help="Run and inspect tournaments.", no_args_is_help=True)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
+ExecutorOption = Annotated[
+    str | None,
+    typer.Option(
+        "--executor",
+        help="Where matches run: local (default; --workers processes) or dask://HOST:PORT.",
+    ),
+]
 
 
 def play(
-    store: Store, tournament_id: int, workers: int, fresh: bool, pin: bool, quiet: bool
+    store: Store,
+    tournament_id: int,
+    workers: int,
+    fresh: bool,
+    pin: bool,
+    quiet: bool,
+    executor: str = LOCAL,
 ) -> float:
-    """Run a tournament's unrecorded matches with a live progress bar; returns seconds taken."""
+    """Run a tournament's unrecorded matches with a live progress bar; returns seconds taken.
+
+    Ends with exit code 1 and a resume hint when the executor is lost mid-run.
+    """
     began = time.monotonic()
+    if executor != LOCAL:  # Dask logs every connection at INFO; show that only with -v
+        logging.getLogger("distributed").setLevel(max(logging.WARNING, logging.root.level))
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -44,14 +64,18 @@ def play(
             for label in progress.suspended_now:
                 err.print(f"[yellow]suspended[/] {label}: too many forfeits in a row")
 
-        runner.run(
-            store,
-            tournament_id,
-            workers,
-            fresh_processes=fresh,
-            pin_workers=pin,
-            on_progress=report,
-        )
+        try:
+            runner.run(
+                store,
+                tournament_id,
+                workers,
+                executor=executor,
+                fresh_processes=fresh,
+                pin_workers=pin,
+                on_progress=report,
+            )
+        except ExecutorLost as error:
+            raise fail(str(error), code=1) from None
     return time.monotonic() - began
 
 
@@ -85,7 +109,10 @@ def run(
     rounds: Annotated[
         int | None, typer.Option(help="Deals per group (each in every seat rotation).")
     ] = None,
-    workers: Annotated[int | None, typer.Option(help="Parallel worker processes.")] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Parallel worker processes (local executor).")
+    ] = None,
+    executor: ExecutorOption = None,
     seed: Annotated[int | None, typer.Option(help="Tournament seed.")] = None,
     variant: Annotated[
         list[str] | None, typer.Option("--variant", help="KEY=VALUE, repeatable.")
@@ -113,6 +140,7 @@ def run(
         "players": players,
         "rounds": rounds,
         "workers": workers,
+        "executor": executor,
         "seed": seed,
         "format": format,
         "decision_timeout": decision_timeout,
@@ -136,6 +164,7 @@ def run(
         settings.fresh_processes,
         settings.pin_workers and not no_pin,
         quiet,
+        settings.executor,
     )
     err.print(f"finished in {seconds:.1f} s")
     show_summary(store, tournament_id, as_json)
@@ -146,6 +175,7 @@ def run(
 def resume(
     tournament_id: Annotated[int, typer.Argument(help="Tournament id.")],
     workers: Annotated[int, typer.Option(help="Parallel worker processes.")] = 1,
+    executor: ExecutorOption = None,
     fresh_processes: Annotated[bool, typer.Option("--fresh-processes")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     as_json: JsonFlag = False,
@@ -154,7 +184,8 @@ def resume(
     store = open_store()
     if store.tournament(tournament_id) is None:
         raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
-    play(store, tournament_id, workers, fresh_processes, True, quiet)
+    where = check_name(executor or LOCAL)
+    play(store, tournament_id, workers, fresh_processes, True, quiet, where)
     show_summary(store, tournament_id, as_json)
 
 

@@ -40,8 +40,12 @@ class BotPool:
         return bot
 
     def release(self, bot: BotProcess, healthy: bool) -> None:
-        """Give a process back after a match; unhealthy or dead ones are closed."""
-        if self.reuse and healthy and bot.alive:
+        """Give a process back after a match; unhealthy or dead ones are closed.
+
+        So is one that has used half its CPU-time limit: that rlimit counts the
+        process's whole life, and a fresh process must not be killed mid-match for it.
+        """
+        if self.reuse and healthy and bot.alive and not bot.cpu_worn_out():
             self._idle[self._key(tuple(bot.argv), bot.folder, bot.limits)].append(bot)
         else:
             bot.close(grace=0.2 if healthy else 0)

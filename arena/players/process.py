@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from arena import protocol
-from arena.sandbox import Limits, kill_group, launch
+from arena.sandbox import Limits, Sandboxed, SandboxError, launch
 
 LOG = logging.getLogger("arena.bot")
 
@@ -32,6 +32,9 @@ MAX_LINE_BYTES = 1024 * 1024
 MAX_STDOUT_BYTES_PER_MATCH = 64 * 1024 * 1024
 #: How much of a bot's stderr is kept (the last part).
 STDERR_TAIL_BYTES = 8 * 1024
+#: Longest single wait before checking that the bot still runs: inside bubblewrap a bot
+#: that closes its stdout gives no end-of-file, so its process is watched too.
+_WATCH_S = 0.25
 _READ_CHUNK = 65536
 _dumps = orjson.dumps
 _loads = orjson.loads
@@ -74,6 +77,7 @@ class BotProcess:
         self.folder = folder
         self.limits = limits or Limits()
         self.process: subprocess.Popen[bytes] | None = None
+        self.sandbox: Sandboxed | None = None
         self._buffer = bytearray()
         self._stderr = bytearray()
         self._stdout_bytes = 0
@@ -82,11 +86,18 @@ class BotProcess:
 
     # ----- life cycle ----------------------------------------------------
     def spawn(self) -> None:
-        """Start the process; BotCrashed if it cannot be executed."""
+        """Start the process; BotCrashed if it cannot be executed.
+
+        SandboxError (the sandbox could not be set up) is the platform's failure
+        and propagates, so that the match is void rather than the bot forfeited.
+        """
         try:
-            self.process = launch(self.argv, self.folder, self.limits)
+            self.sandbox = launch(self.argv, self.folder, self.limits)
+        except SandboxError:
+            raise
         except OSError as error:
             raise BotCrashed(f"could not start {self.argv[0]}: {error.strerror}") from None
+        self.process = self.sandbox.process
         assert self.process.stdin and self.process.stdout and self.process.stderr
         self._in = self.process.stdin.fileno()
         self._out = self.process.stdout.fileno()
@@ -116,12 +127,19 @@ class BotProcess:
                     process.wait(timeout=grace)
         with contextlib.suppress(OSError):
             self._drain_stderr()
-        kill_group(process)
+        if self.sandbox is not None:
+            self.sandbox.kill()
+            self.sandbox = None
         for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
         self.process = None
+
+    def cpu_worn_out(self) -> bool:
+        """True when the process has used half of its CPU-time limit."""
+        used = self.sandbox.cpu_seconds() if self.sandbox is not None else 0.0
+        return used >= self.limits.cpu_seconds / 2
 
     def new_match(self) -> None:
         """Reset the per-match output budget (the process itself is reused)."""
@@ -220,6 +238,8 @@ class BotProcess:
                 message = _loads(line)
             except ValueError:
                 if not line.strip():
+                    if time.monotonic() > deadline:  # endless blank lines end too
+                        raise BotTimeout("no answer before the deadline") from None
                     continue  # blank lines are ignored
                 message = None
             if type(message) is dict and type(message.get("type")) is str:
@@ -234,7 +254,9 @@ class BotProcess:
         left = deadline - time.monotonic()
         if left <= 0:
             raise BotTimeout("no answer before the deadline")
-        events = self._poller.poll(max(1, int(left * 1000 + 0.999)))
+        events = self._poller.poll(max(1, int(min(left, _WATCH_S) * 1000 + 0.999)))
+        if not events and self.process is not None and self.process.poll() is not None:
+            raise BotCrashed(self._exit_text("stopped"))
         for fd, event in events:
             if fd == self._err:
                 self._drain_stderr(event)
@@ -278,6 +300,9 @@ class BotProcess:
                 code = process.wait(timeout=0.05)
         if code is None:
             return what
+        note = self.sandbox.exit_note() if self.sandbox is not None else ""
         if code < 0:
-            return f"{what}: killed by signal {-code}"
-        return f"{what}: exited with code {code}"
+            return f"{what}: killed by signal {-code}{note}"
+        if code > 128 and self.sandbox is not None and self.sandbox.sandboxed:
+            return f"{what}: killed by signal {code - 128}{note}"  # as bubblewrap reports it
+        return f"{what}: exited with code {code}{note}"

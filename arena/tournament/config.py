@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import GameError
+from arena.sandbox import limits as bot_limits
 
 
 class ConfigError(GameError):
@@ -35,6 +36,10 @@ class TournamentConfig:
     fresh_processes: bool = False
     #: Pin each worker (and the bots it starts) to one core.
     pin_workers: bool = True
+    #: Stricter per-bot limits, e.g. {"memory_mb": 512, "cpu_seconds": 60} (arena.sandbox.limits).
+    limits: dict[str, Any] = field(default_factory=dict)
+    #: Where matches run: "local" (a pool of `workers` processes) or "dask://HOST:PORT".
+    executor: str = "local"
 
     def checked(self) -> TournamentConfig:
         """Raise ConfigError on a missing or nonsensical setting; return self."""
@@ -49,6 +54,13 @@ class TournamentConfig:
                 raise ConfigError(f"{name} must be at least {low}")
         if self.decision_timeout <= 0 or self.startup_timeout <= 0:
             raise ConfigError("timeouts must be positive")
+        try:
+            bot_limits.from_settings(self.limits)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        from arena.tournament.executors import check_name  # executors imports this module
+
+        check_name(self.executor)
         return self
 
 

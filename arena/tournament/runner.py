@@ -10,16 +10,10 @@ the schedule: a killed run resumes exactly where it stopped.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import ctypes
 import logging
-import multiprocessing
-import os
-import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 
@@ -31,12 +25,12 @@ from arena.match import (
     MatchSpec,
     MatchStatus,
     SeatStatus,
-    run_match,
 )
 from arena.models import Match, Tournament
-from arena.players.pool import BotPool
+from arena.sandbox import limits as bot_limits
 from arena.store import MatchRecord, SeatRecord, Store
 from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.executors import LOCAL, Executor, ExecutorLost, MatchFuture, open_executor
 from arena.tournament.formats import FORMATS
 
 LOG = logging.getLogger("arena.tournament")
@@ -70,6 +64,7 @@ def create(store: Store, home: Path, config: TournamentConfig) -> int:
             "decision_timeout": config.decision_timeout,
             "startup_timeout": config.startup_timeout,
             "suspend_after": config.suspend_after,
+            "limits": dict(config.limits),
         },
     )
     schedule = [
@@ -88,81 +83,6 @@ def _version_for(store: Store, home: Path, name: str, game: str) -> int:
         raise ConfigError(f"bot {name} does not play {game}")
     assert version.id is not None
     return version.id
-
-
-# ----- workers ------------------------------------------------------------------
-_WORKER_POOL: BotPool | None = None
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to kill this worker when the coordinator dies (even by kill -9)."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _worker_init(reuse: bool, pin: bool, counter: Any) -> None:
-    """Per-worker set-up: its bot pool, and optionally one core for it and its bots."""
-    global _WORKER_POOL
-    _die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
-    _WORKER_POOL = BotPool(reuse=reuse)
-    if pin and hasattr(os, "sched_setaffinity"):
-        with counter.get_lock():
-            index = counter.value
-            counter.value += 1
-        cores = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cores[index % len(cores)]})
-
-
-def _worker_run(spec: MatchSpec) -> MatchResult:
-    assert _WORKER_POOL is not None
-    return run_match(spec, _WORKER_POOL)
-
-
-class _Lazy:
-    """A match to run in this process when its result is asked for."""
-
-    def __init__(self, spec: MatchSpec, pool: BotPool):
-        self.spec, self.pool = spec, pool
-
-    def result(self) -> MatchResult:
-        return run_match(self.spec, self.pool)
-
-
-class _InProcess:
-    """One worker: matches run in this process, in order, reusing bot processes."""
-
-    def __init__(self, reuse: bool):
-        self.pool = BotPool(reuse=reuse)
-
-    def submit(self, spec: MatchSpec) -> _Lazy:
-        return _Lazy(spec, self.pool)
-
-    def shutdown(self) -> None:
-        self.pool.close()
-
-
-class _Processes:
-    """W worker processes, each with its own bot pool (and core, when pinned)."""
-
-    def __init__(self, workers: int, reuse: bool, pin: bool):
-        context = multiprocessing.get_context("fork")
-        counter = context.Value("i", 0)
-        self.inner = cf.ProcessPoolExecutor(
-            max_workers=workers,
-            mp_context=context,
-            initializer=_worker_init,
-            initargs=(reuse, pin and workers <= (os.cpu_count() or 1), counter),
-        )
-
-    def submit(self, spec: MatchSpec) -> cf.Future[MatchResult]:
-        return self.inner.submit(_worker_run, spec)
-
-    def shutdown(self) -> None:
-        self.inner.shutdown(wait=True, cancel_futures=True)
 
 
 # ----- running and recording ----------------------------------------------------
@@ -204,6 +124,7 @@ def _spec(tournament: Tournament, match: Match, refs: dict[int, BotRef]) -> Matc
         variant=dict(tournament.variant),
         decision_timeout=float(settings["decision_timeout"]),
         startup_timeout=float(settings["startup_timeout"]),
+        limits=bot_limits.from_settings(settings.get("limits", {})),
     )
 
 
@@ -249,11 +170,17 @@ def run(
     tournament_id: int,
     workers: int = 1,
     *,
+    executor: str | Executor = LOCAL,
     fresh_processes: bool = False,
     pin_workers: bool = True,
     on_progress: Callable[[Progress], None] | None = None,
 ) -> None:
-    """Play every unrecorded match of a tournament and record the results in order."""
+    """Play every unrecorded match of a tournament and record the results in order.
+
+    `executor` is `local` (a pool of `workers` processes), `dask://HOST:PORT`, or an
+    open Executor (left open for the caller). Raises ExecutorLost, with the
+    tournament marked `interrupted`, when the executor goes away mid-run.
+    """
     tournament = store.tournament(tournament_id)
     if tournament is None:
         raise ConfigError(f"no tournament {tournament_id}")
@@ -266,21 +193,35 @@ def run(
         v.id or 0: registry.bot_ref(v, names[v.id or 0][0])
         for v in store.versions(ids=sorted({x for m in pending for x in m.lineup}))
     }
-    store.set_tournament_status(tournament_id, "running")
     reuse = not fresh_processes
-    executor: _InProcess | _Processes = (
-        _InProcess(reuse) if workers == 1 else _Processes(workers, reuse, pin_workers)
-    )
+    owned = isinstance(executor, str)
+    if isinstance(executor, str):
+        try:
+            pool = open_executor(executor, workers, reuse=reuse, pin=pin_workers)
+        except ExecutorLost as error:
+            hint = f"arena tournament resume {tournament_id} --executor ..."
+            raise ExecutorLost(f"{error} (nothing played; run it later with: {hint})") from None
+    else:
+        pool = executor
+    store.set_tournament_status(tournament_id, "running")
     try:
-        for match, result in _results(executor, tournament, pending, refs, suspensions, workers):
+        for match, result in _results(pool, tournament, pending, refs, suspensions):
             _record(store, tournament.game, match, result, suspensions.suspended)
             newly = _note(suspensions, match, result)
             if on_progress is not None:
                 done = len(recorded) + pending.index(match) + 1
                 labels = [f"{names[v][0]} v{names[v][1]}" for v in newly]
                 on_progress(Progress(done, total, match, result, labels))
+    except ExecutorLost as error:
+        store.set_tournament_status(tournament_id, "interrupted")
+        done, total = store.match_counts(tournament_id)
+        raise ExecutorLost(
+            f"{error}: stopped after {done} of {total} matches "
+            f"(finish with: arena tournament resume {tournament_id})"
+        ) from None
     finally:
-        executor.shutdown()
+        if owned:
+            pool.shutdown()
     store.set_tournament_status(tournament_id, "finished")
 
 
@@ -318,19 +259,18 @@ def _replay_suspensions(
 
 
 def _results(
-    executor: _InProcess | _Processes,
+    executor: Executor,
     tournament: Tournament,
     pending: list[Match],
     refs: dict[int, BotRef],
     suspensions: _Suspensions,
-    workers: int,
 ) -> Iterator[tuple[Match, MatchResult | None]]:
     """Submit matches a few at a time and yield (match, result) in schedule order.
 
     A match whose lineup holds a bot already suspended is not played (result None).
     """
-    window = max(2, 2 * workers)
-    futures: dict[int, cf.Future[MatchResult] | _Lazy | None] = {}
+    window = max(2, 2 * executor.slots)
+    futures: dict[int, MatchFuture | None] = {}
     submitted = 0
     for index, match in enumerate(pending):
         while submitted < len(pending) and submitted < index + window:

@@ -1,0 +1,47 @@
+"""`arena doctor`: which protections confine bots on this machine, and why (or why not)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import echo_json, print_rows
+from arena.sandbox.report import summary
+
+
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    executor: Annotated[
+        str | None,
+        typer.Option("--executor", help="Check every worker of dask://HOST:PORT instead."),
+    ] = None,
+) -> None:
+    """Report which sandbox protections are active for bots here, and why."""
+    if executor is not None:  # the same checks plus a smoke match, on each Dask worker
+        from arena.cli.errors import fail
+        from arena.tournament.executors import ExecutorLost, check_workers
+
+        try:
+            rows = check_workers(executor)
+        except (ExecutorLost, ValueError) as error:
+            raise fail(str(error)) from None
+        echo_json(rows) if as_json else print_rows(rows, title=f"workers of {executor}")
+        if not all(row["ok"] for row in rows):
+            typer.echo("warning: some checks failed on some workers", err=True)
+        return
+    found = summary()
+    if as_json:
+        echo_json(found)
+        return
+    rows = [
+        {
+            "protection": r["protection"],
+            "active": "yes" if r["active"] else "NO",
+            "detail": r["detail"],
+        }
+        for r in found["protections"]
+    ]
+    print_rows(rows, title="bot sandbox")
+    if not found["sandboxed"]:
+        typer.echo("warning: bots are not sandboxed here (install bubblewrap)", err=True)

@@ -1,0 +1,487 @@
+"""How a bot process is started, confined and killed.
+
+With bubblewrap (`bwrap`) available and working, every bot runs in its own
+sandbox (see `arena.sandbox.bwrap` for what it can see), as its own
+unprivileged uid when arena runs as root (`arena.sandbox.uids`), in its own
+memory cgroup where the machine offers one (`arena.sandbox.cgroup`), under
+rlimits (`Limits`), with a clean environment and in a new session. Without
+bubblewrap, arena falls back to rlimits, the cgroup and process-group clean-up,
+and says so once with a warning. `arena doctor` reports what is active.
+
+Settings (environment): ARENA_SANDBOX=auto|bwrap|none (bwrap: refuse to run a
+bot without it), ARENA_SANDBOX_UIDS=first-last, ARENA_SANDBOX_CGROUP=auto|off.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import functools
+import json
+import logging
+import multiprocessing.util
+import os
+import select
+import shutil
+import signal
+import subprocess
+import threading
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from queue import SimpleQueue
+from typing import Any
+
+from arena.sandbox import bwrap as bw
+from arena.sandbox import cgroup, uids
+from arena.sandbox.limits import MIB, Limits
+from arena.sandbox.uids import SandboxError
+
+__all__ = ["MIB", "Limits", "Protections", "SandboxError", "Sandboxed", "launch", "protections"]
+
+LOG = logging.getLogger("arena.sandbox")
+#: How long bubblewrap may take to set a sandbox up before it counts as a platform failure.
+SETUP_TIMEOUT_S = 10.0
+
+
+def bot_environment(folder: Path) -> dict[str, str]:
+    """A small, clean environment: none of the platform's variables reach a bot."""
+    return {
+        "PATH": bw.SANDBOX_PATH,
+        "HOME": str(folder),
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        # Same hash order on every run, so that deterministic Python bots replay exactly,
+        # and no __pycache__ written into a (content-addressed) bot folder.
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+
+
+# ----- what this machine offers ----------------------------------------------------
+@dataclass(frozen=True)
+class Protections:
+    """Which protections bots get in this process, each with a one-line reason."""
+
+    bwrap: str | None
+    bwrap_reason: str
+    drop_uid: bool
+    uid_reason: str
+    cgroup: bool
+    cgroup_reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """For `arena doctor --json`."""
+        return {
+            "bubblewrap": {"active": self.bwrap is not None, "detail": self.bwrap_reason},
+            "uid_per_bot": {"active": self.drop_uid, "detail": self.uid_reason},
+            "cgroup_memory": {"active": self.cgroup, "detail": self.cgroup_reason},
+        }
+
+
+@functools.cache
+def protections() -> Protections:
+    """Detect (once per process) what confines bots here."""
+    root = os.geteuid() == 0
+    if root:
+        low, high = uids.uid_range()
+        uid_reason = f"arena runs as root: each bot runs as its own uid from {low}-{high}"
+    else:
+        uid_reason = f"arena runs as uid {os.geteuid()}: bots run as that user"
+    group, group_reason = cgroup.find_root()
+    mode = os.environ.get("ARENA_SANDBOX", "auto")
+    path = shutil.which("bwrap")
+    if mode == "none":
+        found, reason = None, "turned off by ARENA_SANDBOX=none"
+    elif path is None:
+        found, reason = None, "bwrap is not installed (apt-get install bubblewrap)"
+    else:
+        error = _probe(path, root)
+        found, reason = (path, f"{path} works") if error is None else (None, error)
+    return Protections(found, reason, root, uid_reason, group is not None, group_reason)
+
+
+def _probe(path: str, drop_uid: bool) -> str | None:
+    """Start one trivial sandbox; None when it works, else why not."""
+    try:
+        folder = uids.runtime_dir() / "probe"  # an empty folder the bot's uid may read
+        folder.mkdir(mode=0o755, exist_ok=True)
+        command = ["/bin/sh", "-c", "exit 0"]
+        box = _start(command, folder, Limits(), path, drop_uid, use_cgroup=False)
+    except (SandboxError, OSError) as error:
+        return f"bwrap does not work here: {error}"
+    code = box.process.wait(timeout=10)
+    box.kill()
+    return None if code == 0 else f"bwrap does not work here: exit code {code}"
+
+
+_WARNED = False
+
+
+def _warn_unconfined(reason: str) -> None:
+    global _WARNED
+    if not _WARNED:
+        _WARNED = True
+        LOG.warning(
+            "BOTS ARE NOT SANDBOXED (%s): they run with rlimits and process-group clean-up "
+            "only, can read what arena can read and use the network; see `arena doctor`",
+            reason,
+        )
+
+
+# ----- one long-lived thread starts every sandbox -----------------------------------
+class _Launcher:
+    """Starts processes from one thread that lives as long as the process.
+
+    bubblewrap's --die-with-parent follows the *thread* that started it: a bot
+    started from a short-lived thread would be killed when that thread ends.
+    """
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.queue: SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = SimpleQueue()
+        threading.Thread(target=self._serve, name="arena-sandbox-launcher", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            work, future = self.queue.get()
+            try:
+                future.set_result(work())
+            except BaseException as error:  # handed to the caller
+                future.set_exception(error)
+
+    def call(self, work: Callable[[], Any]) -> Any:
+        future: Future[Any] = Future()
+        self.queue.put((work, future))
+        return future.result()
+
+
+_LIVE: weakref.WeakSet[Sandboxed] = weakref.WeakSet()
+_EXIT_HOOK_PID = 0
+
+
+def _track(box: Sandboxed) -> None:
+    """Remember a live bot so that process exit kills it and frees its uid and cgroup."""
+    global _EXIT_HOOK_PID
+    _LIVE.add(box)
+    if os.getpid() != _EXIT_HOOK_PID:  # once per process (forked workers too)
+        _EXIT_HOOK_PID = os.getpid()
+        atexit.register(kill_all)
+        multiprocessing.util.Finalize(None, kill_all, exitpriority=10)
+
+
+def kill_all() -> None:
+    """Kill every bot this process started that still runs (at exit)."""
+    for box in list(_LIVE):
+        if box.owner == os.getpid():  # a forked child must not kill its parent's bots
+            box.kill()
+
+
+_LAUNCHER: _Launcher | None = None
+_LAUNCHER_LOCK = threading.Lock()
+_STAGING: bw.Staging | None = None
+
+
+def _launcher() -> _Launcher:
+    global _LAUNCHER
+    with _LAUNCHER_LOCK:
+        if _LAUNCHER is None or _LAUNCHER.pid != os.getpid():  # a forked worker needs its own
+            _LAUNCHER = _Launcher()
+        return _LAUNCHER
+
+
+def _staging() -> bw.Staging:
+    global _STAGING
+    if _STAGING is None or not _STAGING.base.name.endswith(f"-{os.getpid()}"):
+        _STAGING = bw.Staging(uids.runtime_dir())
+    return _STAGING
+
+
+# ----- a started bot ---------------------------------------------------------------
+class Sandboxed:
+    """A started bot: its process (bubblewrap, or the bot itself) and what to undo at the end."""
+
+    def __init__(self, process: subprocess.Popen[bytes]):
+        """Wrap a started process; the sandbox parts are filled in by `launch`."""
+        self.process = process
+        self.owner = os.getpid()
+        self.sandboxed = False
+        self.uid: int | None = None
+        self._pidfd = -1
+        self._init_pid = 0
+        self._status_fd = -1
+        self._slot: uids.UidSlot | None = None
+        self._cgroup: cgroup.MemoryCgroup | None = None
+        self._staged: Path | None = None
+        _track(self)
+
+    def cpu_seconds(self) -> float:
+        """CPU time used so far by the bot's main process (what RLIMIT_CPU counts)."""
+        pid = self.process.pid
+        if self._init_pid > 0:  # inside bubblewrap the bot is the sandbox init's child
+            try:
+                children = Path(f"/proc/{self._init_pid}/task/{self._init_pid}/children")
+                pid = int(children.read_text().split()[0])
+            except (OSError, IndexError, ValueError):
+                return 0.0
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def exit_note(self) -> str:
+        """Extra words for a dead bot's crash detail (e.g. the memory limit)."""
+        if self._cgroup is not None and self._cgroup.oom_killed():
+            return " (killed at the memory limit)"
+        return ""
+
+    def kill(self) -> None:
+        """Kill the sandbox, the bot and everything it started; free what it held. Idempotent."""
+        process = self.process
+        if self._pidfd >= 0:
+            # The sandbox's own init first: killing it empties the PID namespace, and
+            # bubblewrap, which then reaps it and exits, leaves no zombie behind.
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            os.close(self._pidfd)
+            self._pidfd = -1
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=1)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            process.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=5)
+        if self._init_pid > 0 and process.returncode is not None:
+            _reap(self._init_pid)
+            self._init_pid = 0
+        if self._cgroup is not None:
+            self._cgroup.remove()
+            self._cgroup = None
+        if self._slot is not None:
+            self._slot.release()
+            self._slot = None
+        if self._staged is not None:
+            _staging().release(self._staged)
+            self._staged = None
+        if self._status_fd >= 0:
+            os.close(self._status_fd)
+            self._status_fd = -1
+
+
+_SUBREAPER_PID = 0
+
+
+def _become_subreaper() -> None:
+    """Adopt orphans: bubblewrap exits without reaping the sandbox's init, which we then reap."""
+    global _SUBREAPER_PID
+    if os.getpid() != _SUBREAPER_PID:
+        _SUBREAPER_PID = os.getpid()
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+
+
+def _reap(pid: int) -> None:
+    """Wait (briefly) for an adopted sandbox init, so that no zombie is left."""
+    for _attempt in range(200):
+        try:
+            done, _status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return  # reaped by bubblewrap after all, or not ours
+        if done:
+            return
+        time.sleep(0.005)
+
+
+def launch(argv: Sequence[str], folder: Path, limits: Limits) -> Sandboxed:
+    """Start a bot with pipes on stdin, stdout and stderr, confined as well as this machine allows.
+
+    Raises OSError when the bot's program cannot be executed (the bot's fault) and
+    SandboxError when the sandbox cannot be set up (the platform's fault).
+    """
+    found = protections()
+    if found.bwrap is None:
+        if os.environ.get("ARENA_SANDBOX") == "bwrap":
+            raise SandboxError(f"ARENA_SANDBOX=bwrap but {found.bwrap_reason}")
+        _warn_unconfined(found.bwrap_reason)
+        return _start_plain(list(argv), folder, limits, found.cgroup)
+    try:
+        return _start(list(argv), folder, limits, found.bwrap, found.drop_uid, found.cgroup)
+    except OSError as error:  # inside bubblewrap even a missing program is the bot's exit 127
+        raise SandboxError(f"could not set the sandbox up: {error}") from error
+
+
+def _child_setup(limits: Limits, procs_file: str | None, uid: int | None) -> Callable[[], None]:
+    """What the child does between fork and exec: cgroup, rlimits, then the uid."""
+
+    def setup() -> None:
+        if procs_file is not None:
+            with open(procs_file, "w") as handle:
+                handle.write(str(os.getpid()))
+        limits.apply()
+        if uid is not None:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+
+    return setup
+
+
+def _start_plain(argv: list[str], folder: Path, limits: Limits, use_cgroup: bool) -> Sandboxed:
+    try:
+        group = cgroup.create(limits.memory_bytes) if use_cgroup else None
+    except OSError as error:
+        raise SandboxError(f"could not create the bot's cgroup: {error}") from error
+    try:
+        process: subprocess.Popen[bytes] = _launcher().call(
+            lambda: subprocess.Popen(
+                argv,
+                cwd=folder,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                env=bot_environment(folder),
+                start_new_session=True,
+                close_fds=True,
+                preexec_fn=_child_setup(limits, group.procs_file if group else None, None),
+            )
+        )
+    except BaseException:
+        if group is not None:
+            group.remove()
+        raise
+    box = Sandboxed(process)
+    box._cgroup = group
+    return box
+
+
+def _start(
+    argv: list[str],
+    folder: Path,
+    limits: Limits,
+    bwrap: str,
+    drop_uid: bool,
+    use_cgroup: bool,
+) -> Sandboxed:
+    """Start `argv` under bubblewrap and wait until the sandbox is set up."""
+    _become_subreaper()
+    slot = uids.acquire() if drop_uid else None
+    uid = slot.uid if slot is not None else os.geteuid()
+    source: Path | None = None
+    group: cgroup.MemoryCgroup | None = None
+    status_r = status_w = ready_r = ready_w = -1
+    box: Sandboxed | None = None
+    try:
+        source = _staging().acquire(folder, uid)
+        inner, binds = bw.toolchain(argv, folder, uid)
+        group = cgroup.create(limits.memory_bytes) if use_cgroup else None
+        status_r, status_w = os.pipe()
+        ready_r, ready_w = os.pipe()
+        if slot is not None:  # the start marker is written by the bot's uid through /proc
+            os.fchown(ready_w, uid, uid)
+        command = bw.command_line(bwrap, inner, folder, source, limits, binds, status_w, ready_w)
+        setup = _child_setup(limits, group.procs_file if group else None, uid if slot else None)
+        process: subprocess.Popen[bytes] = _launcher().call(
+            lambda: subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                env=bot_environment(folder),
+                start_new_session=True,
+                close_fds=True,
+                pass_fds=(status_w, ready_w),
+                preexec_fn=setup,
+            )
+        )
+        box = Sandboxed(process)
+        box.sandboxed, box.uid = True, uid
+        box._slot, box._cgroup, box._status_fd = slot, group, status_r
+        box._staged = source if source != folder else None
+        slot = group = None
+        status_r = -1
+        os.close(status_w)
+        os.close(ready_w)
+        status_w = ready_w = -1
+        _await_ready(box, ready_r)
+        return box
+    except BaseException:
+        if box is not None:
+            box.kill()
+        else:
+            if group is not None:
+                group.remove()
+            if slot is not None:
+                slot.release()
+            if source is not None and source != folder:
+                _staging().release(source)
+        raise
+    finally:
+        for fd in (status_r, status_w, ready_r, ready_w):
+            if fd >= 0:
+                os.close(fd)
+
+
+def _await_ready(box: Sandboxed, ready_fd: int) -> None:
+    """Wait for the start marker; learn the sandbox's pid. SandboxError if it never comes.
+
+    The pid is taken as soon as bubblewrap reports it, so that even a sandbox that
+    fails or hangs during set-up is killed through its own init, not just bubblewrap.
+    """
+    deadline = time.monotonic() + SETUP_TIMEOUT_S
+    status = b""
+    poller = select.poll()
+    poller.register(ready_fd, select.POLLIN)
+    poller.register(box._status_fd, select.POLLIN)
+    ready = False
+    while not ready or box._pidfd < 0:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise SandboxError("bubblewrap did not set the sandbox up in time")
+        for fd, _event in poller.poll(int(left * 1000) + 1):
+            chunk = os.read(fd, 4096)
+            if fd == box._status_fd:
+                status += chunk
+                if not chunk:
+                    raise SandboxError(f"bubblewrap failed: {_stderr_now(box.process)}")
+                if box._pidfd < 0 and b"\n" in status:
+                    _learn_pid(box, status)
+                    poller.unregister(fd)
+            elif chunk:
+                ready = True
+                poller.unregister(fd)
+            else:
+                raise SandboxError(f"bubblewrap failed: {_stderr_now(box.process)}")
+
+
+def _learn_pid(box: Sandboxed, status: bytes) -> None:
+    """Open a pidfd on the sandbox's init from bubblewrap's first status line."""
+    try:
+        child = int(json.loads(status.split(b"\n", 1)[0])["child-pid"])
+        box._pidfd = os.pidfd_open(child)
+        box._init_pid = child
+    except (ValueError, KeyError, OSError) as error:
+        raise SandboxError(f"bubblewrap gave no sandbox pid ({error})") from None
+
+
+def _stderr_now(process: subprocess.Popen[bytes]) -> str:
+    """What a failed bubblewrap said (it has exited, so this does not block)."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=2)
+    assert process.stderr is not None
+    os.set_blocking(process.stderr.fileno(), False)
+    try:
+        text = process.stderr.read(4000) or b""
+    except OSError:
+        text = b""
+    return text.decode("utf-8", "replace").strip() or f"exit code {process.returncode}"

@@ -1,0 +1,232 @@
+"""The bubblewrap command line that confines a bot, and what the sandbox can see.
+
+Inside the sandbox a bot sees the system read-only (/usr, /etc and the /bin,
+/lib links), its own folder read-only at the same path (its working directory
+and HOME), a fresh /proc and /dev, and two private size-capped tmpfs, /tmp and
+/dev/shm, the only places it can write. It has no network, its own PID, IPC and
+UTS namespaces, no view of the arena home, the database, other bots' folders,
+the platform's environment or open files, and it starts in a new session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import stat
+import threading
+from pathlib import Path
+
+from arena.sandbox.limits import Limits
+
+#: Directories bound read-only at the same path when they exist (links stay links).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+#: PATH inside the sandbox (also where an interpreter hidden from the bot's uid is looked up).
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+#: The namespace and hardening flags shared by every sandbox and by the probe.
+BASE_FLAGS = (
+    "--unshare-user",
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-net",
+    "--unshare-cgroup-try",
+    "--disable-userns",
+    "--hostname",
+    "arena",
+    "--die-with-parent",
+    "--new-session",
+)
+
+
+def system_binds() -> list[str]:
+    """bwrap arguments for the read-only system."""
+    args: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def command_line(
+    bwrap: str,
+    argv: list[str],
+    folder: Path,
+    source: Path,
+    limits: Limits,
+    extra_binds: list[str],
+    status_fd: int,
+    ready_fd: int,
+) -> list[str]:
+    """The whole argv: bwrap, its options, a tiny start marker, then the bot's command.
+
+    `source` is what is mounted at `folder` (the folder itself, or a staged copy).
+    `/bin/sh` writes one byte to `ready_fd` once the sandbox is set up and then
+    execs the bot, so a failure before that byte is the platform's, after it the bot's.
+    """
+    tmp = str(limits.tmp_bytes)
+    return [
+        bwrap,
+        *BASE_FLAGS,
+        *system_binds(),
+        *extra_binds,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        tmp,
+        "--tmpfs",
+        "/tmp",
+        "--size",
+        tmp,
+        "--tmpfs",
+        "/dev/shm",
+        "--ro-bind",
+        str(source),
+        str(folder),
+        "--chdir",
+        str(folder),
+        "--json-status-fd",
+        str(status_fd),
+        "--",
+        "/bin/sh",
+        "-c",
+        f'printf . >/proc/self/fd/{ready_fd} && exec "$@"',
+        "arena-bot",
+        *argv,
+    ]
+
+
+# ----- what the bot's uid can reach --------------------------------------------
+def _reachable(path: Path, uid: int) -> bool:
+    """True when `uid` (not root, no groups) can traverse to `path` and read it."""
+    if uid == os.geteuid():
+        return True
+    current = Path("/")
+    for part in path.parts[1:]:
+        mode = current.stat()
+        if not _allows(mode, uid, stat.S_IXOTH, stat.S_IXUSR):
+            return False
+        current = current / part
+    try:
+        final = path.stat()
+    except OSError:
+        return False
+    return _allows(final, uid, stat.S_IROTH, stat.S_IRUSR)
+
+
+def _readable_tree(folder: Path, uid: int) -> bool:
+    """True when `uid` can list every directory and read every file under `folder`."""
+    if uid == os.geteuid():
+        return True
+    for directory, _dirs, files in os.walk(folder):
+        if not _allows(os.stat(directory), uid, stat.S_IROTH | stat.S_IXOTH, stat.S_IRUSR):
+            return False
+        for name in files:
+            with contextlib.suppress(OSError):
+                if not _allows(os.stat(os.path.join(directory, name)), uid, stat.S_IROTH, 0o400):
+                    return False
+    return True
+
+
+def _allows(info: os.stat_result, uid: int, other: int, owner: int) -> bool:
+    wanted = owner if info.st_uid == uid else other
+    return info.st_mode & wanted == wanted
+
+
+def _under(path: str, roots: tuple[str, ...]) -> bool:
+    return any(path == root or path.startswith(root + "/") for root in roots)
+
+
+def toolchain(argv: list[str], folder: Path, uid: int) -> tuple[list[str], list[str]]:
+    """The argv to run inside and extra read-only binds for its program.
+
+    A program in the bot folder or the system needs nothing. A program elsewhere
+    (a Python under ~/.pyenv, a JDK under /opt) has its installation prefix bound
+    read-only when the bot's uid can read it; otherwise the same program name is
+    looked up on the sandbox PATH (e.g. /usr/bin/python3 instead of root's pyenv).
+    """
+    program = argv[0]
+    if not program.startswith("/"):
+        return argv, []
+    real = os.path.realpath(program)
+    if _under(program, (str(folder),)) or (
+        _under(program, SYSTEM_DIRS) and _under(real, SYSTEM_DIRS)
+    ):
+        return argv, []
+    home = Path(real).parent
+    prefix = home.parent if home.name == "bin" else home
+    if _reachable(prefix, uid) and _reachable(Path(program).parent, uid):
+        binds = ["--ro-bind", str(prefix), str(prefix)]
+        if not _under(program, (str(prefix),)):
+            binds += ["--ro-bind", program, program]
+        return argv, binds
+    for name in (os.path.basename(program), os.path.basename(real)):
+        found = shutil.which(name, path=SANDBOX_PATH)
+        if found is not None:
+            return [found, *argv[1:]], []
+    return argv, []  # the bot will fail to start: its command is not available here
+
+
+# ----- staged copies of folders the bot's uid cannot reach ------------------------
+class Staging:
+    """Read-only copies of bot folders that live under a directory closed to the bot's uid.
+
+    A stored bot under /root/.local/share/arena cannot be bound by bubblewrap
+    running as an unprivileged uid, so it is copied once per arena process into
+    the runtime directory (like IOI isolate's box) and the copy is mounted at the
+    folder's own path. Copies are reference-counted and removed with the last bot.
+    """
+
+    def __init__(self, base: Path):
+        """Copies go under `base` (root-owned, mode 0711)."""
+        self.base = base / f"stage-{os.getpid()}"
+        self._lock = threading.Lock()
+        self._users: dict[Path, int] = {}
+        for stale in base.glob("stage-*"):  # left by an arena process that was killed
+            with contextlib.suppress(ValueError):
+                if not Path(f"/proc/{int(stale.name[6:])}").exists():
+                    shutil.rmtree(stale, ignore_errors=True)
+
+    def acquire(self, folder: Path, uid: int) -> Path:
+        """The path to mount for `folder`: itself when its uid can read it all, else a copy."""
+        if _reachable(folder, uid) and _readable_tree(folder, uid):
+            return folder
+        key = hashlib.sha256(str(folder).encode()).hexdigest()[:16]
+        target = self.base / key
+        with self._lock:
+            if self._users.get(target, 0) == 0:
+                self.base.mkdir(mode=0o711, parents=True, exist_ok=True)
+                with contextlib.suppress(FileNotFoundError):
+                    shutil.rmtree(target)
+                shutil.copytree(folder, target, symlinks=True)
+                _open_up(target)
+            self._users[target] = self._users.get(target, 0) + 1
+        return target
+
+    def release(self, source: Path) -> None:
+        """Forget one user of a staged copy; the last one removes it."""
+        with self._lock:
+            if source not in self._users:
+                return
+            self._users[source] -= 1
+            if self._users[source] == 0:
+                del self._users[source]
+                shutil.rmtree(source, ignore_errors=True)
+                with contextlib.suppress(OSError):
+                    self.base.rmdir()
+
+
+def _open_up(root: Path) -> None:
+    """Make a staged copy readable (never writable) by others."""
+    for directory, _dirs, files in os.walk(root):
+        os.chmod(directory, 0o755)
+        for name in files:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path):
+                mode = os.stat(path).st_mode
+                os.chmod(path, 0o755 if mode & stat.S_IXUSR else 0o644)

@@ -1,0 +1,89 @@
+"""What confines bots on this machine, protection by protection (for `arena doctor`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from arena.sandbox import Limits, protections, uids
+
+
+def _read(path: str) -> str | None:
+    try:
+        return Path(path).read_text().strip()
+    except OSError:
+        return None
+
+
+def _user_namespaces() -> tuple[bool, str]:
+    most = _read("/proc/sys/user/max_user_namespaces")
+    if most is not None and most == "0":
+        return False, "user.max_user_namespaces is 0"
+    if _read("/proc/sys/kernel/unprivileged_userns_clone") == "0":
+        return False, "kernel.unprivileged_userns_clone is 0"
+    if _read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
+        return False, "AppArmor restricts unprivileged user namespaces"
+    return True, f"allowed (user.max_user_namespaces = {most})"
+
+
+def report() -> list[dict[str, Any]]:
+    """One row per protection: name, active, detail."""
+    found = protections()
+    boxed = found.bwrap is not None
+    userns, userns_detail = _user_namespaces()
+    limits = Limits()
+    rows = [
+        {"protection": "bubblewrap", "active": boxed, "detail": found.bwrap_reason},
+        {"protection": "user namespaces", "active": userns, "detail": userns_detail},
+    ]
+    if found.drop_uid:
+        detail = f"{found.uid_reason}; slot locks in {uids.runtime_dir() / 'uids'}"
+        if not boxed:
+            detail = "off without bubblewrap: bots run as root (RLIMIT_NPROC does not hold root)"
+        rows.append({"protection": "uid per bot", "active": boxed, "detail": detail})
+    else:
+        rows.append({"protection": "uid per bot", "active": False, "detail": found.uid_reason})
+    rows += [
+        {
+            "protection": "no network; own PID/IPC/UTS namespaces; read-only system",
+            "active": boxed,
+            "detail": "bubblewrap namespaces" if boxed else "needs bubblewrap",
+        },
+        {
+            "protection": "private /tmp and /dev/shm",
+            "active": boxed,
+            "detail": f"tmpfs of {limits.tmp_bytes // 2**20} MiB each"
+            if boxed
+            else "needs bubblewrap: bots share the host's /tmp",
+        },
+        {
+            "protection": "cgroup memory limit",
+            "active": found.cgroup,
+            "detail": found.cgroup_reason,
+        },
+        {
+            "protection": "rlimits",
+            "active": True,
+            "detail": (
+                f"cpu {limits.cpu_seconds} s, {limits.processes} processes, "
+                f"files {limits.file_size_bytes // 2**20} MiB, {limits.open_files} open files, "
+                f"address space {limits.address_space_bytes // 2**30} GiB (defaults)"
+            ),
+        },
+        {
+            "protection": "clean environment, new session, process-group kill",
+            "active": True,
+            "detail": "always",
+        },
+    ]
+    return rows
+
+
+def summary() -> dict[str, Any]:
+    """The report plus the machine facts it rests on (for --json)."""
+    return {
+        "euid": os.geteuid(),
+        "sandboxed": protections().bwrap is not None,
+        "protections": report(),
+    }

@@ -1,0 +1,203 @@
+"""Where a tournament's matches run: this process, a local process pool, or a Dask cluster.
+
+Every executor has the same small interface as `concurrent.futures`: `submit(spec)`
+returns something whose `result()` is the `MatchResult` of `run_match(spec)`. The
+runner submits a window of matches and takes the results back in schedule order,
+so the local pool and a Dask cluster share one code path; only the coordinator
+writes the database. An executor never raises for a single match that could not
+be played: it returns a void `platform-error` result for it, which is never
+rated nor counted as a bot's forfeit. Only `ExecutorLost` (the executor itself is
+gone, e.g. the Dask scheduler) stops a run; `arena tournament resume` finishes it.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import ctypes
+import multiprocessing
+import os
+import signal
+from typing import Any, Protocol
+
+from arena.games import load_game
+from arena.match import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus, run_match
+from arena.players.pool import BotPool
+from arena.tournament.config import ConfigError
+
+#: The default executor: this machine's cores.
+LOCAL = "local"
+DASK_SCHEME = "dask://"
+
+
+class ExecutorLost(RuntimeError):
+    """The executor can no longer run matches (e.g. the Dask scheduler went away)."""
+
+
+class MatchFuture(Protocol):
+    """A submitted match."""
+
+    def result(self) -> MatchResult:
+        """Wait for the match; a void platform-error result if it could not be played."""
+        ...
+
+
+class Executor(Protocol):
+    """Runs matches somewhere; see the module docstring."""
+
+    #: How many matches it runs at once (the runner keeps about twice that in flight).
+    slots: int
+
+    def submit(self, spec: MatchSpec) -> MatchFuture:
+        """Start a match."""
+        ...
+
+    def shutdown(self) -> None:
+        """Stop, dropping matches not yet started; close idle bot processes."""
+        ...
+
+
+def check_name(name: str) -> str:
+    """`local` or `dask://HOST:PORT`; ConfigError for anything else.
+
+    >>> check_name("dask://10.0.0.5:8786")
+    'dask://10.0.0.5:8786'
+    """
+    if name == LOCAL:
+        return name
+    if name.startswith(DASK_SCHEME):
+        host, _, port = name[len(DASK_SCHEME) :].rpartition(":")
+        if host and port.isdigit():
+            return name
+    raise ConfigError(f"executor must be 'local' or 'dask://HOST:PORT', not {name!r}")
+
+
+def dask_address(name: str) -> str:
+    """The scheduler address Dask understands for `dask://HOST:PORT`.
+
+    >>> dask_address("dask://scheduler:8786")
+    'tcp://scheduler:8786'
+    """
+    return "tcp://" + check_name(name)[len(DASK_SCHEME) :]
+
+
+def open_executor(name: str, workers: int, *, reuse: bool = True, pin: bool = True) -> Executor:
+    """The executor a name stands for; `workers` only sizes the local pool."""
+    if check_name(name) == LOCAL:
+        return InProcess(reuse) if workers == 1 else Processes(workers, reuse, pin)
+    try:
+        from arena.tournament.dask_executor import DaskExecutor  # optional dependency
+    except ImportError as error:
+        raise ConfigError(f"{name} needs `pip install 'arena[dask]'` ({error})") from None
+    return DaskExecutor(dask_address(name), reuse)
+
+
+def platform_error(spec: MatchSpec, message: str) -> MatchResult:
+    """A void result for a match arena could not play: nobody's forfeit, never rated."""
+    return MatchResult(
+        match_id=spec.match_id,
+        game=spec.game,
+        game_version=load_game(spec.game).spec.version,
+        variant=dict(spec.variant),
+        seed=spec.seed,
+        status=MatchStatus.PLATFORM_ERROR,
+        seats=[
+            SeatResult(i, ref.name, None, None, SeatStatus.OK) for i, ref in enumerate(spec.seats)
+        ],
+        error=message,
+    )
+
+
+# ----- local: this process ------------------------------------------------------
+class _Lazy:
+    """A match to run in this process when its result is asked for."""
+
+    def __init__(self, spec: MatchSpec, pool: BotPool):
+        self.spec, self.pool = spec, pool
+
+    def result(self) -> MatchResult:
+        return run_match(self.spec, self.pool)
+
+
+class InProcess:
+    """One worker: matches run in this process, in order, reusing bot processes."""
+
+    slots = 1
+
+    def __init__(self, reuse: bool):
+        self.pool = BotPool(reuse=reuse)
+
+    def submit(self, spec: MatchSpec) -> _Lazy:
+        """The match runs when its result is asked for."""
+        return _Lazy(spec, self.pool)
+
+    def shutdown(self) -> None:
+        """Close the idle bot processes."""
+        self.pool.close()
+
+
+# ----- local: a process pool ----------------------------------------------------
+_WORKER_POOL: BotPool | None = None
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to kill this worker when the coordinator dies (even by kill -9)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _worker_init(reuse: bool, pin: bool, counter: Any) -> None:
+    """Per-worker set-up: its bot pool, and optionally one core for it and its bots."""
+    global _WORKER_POOL
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    _WORKER_POOL = BotPool(reuse=reuse)
+    if pin and hasattr(os, "sched_setaffinity"):
+        with counter.get_lock():
+            index = counter.value
+            counter.value += 1
+        cores = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cores[index % len(cores)]})
+
+
+def _worker_run(spec: MatchSpec) -> MatchResult:
+    assert _WORKER_POOL is not None
+    return run_match(spec, _WORKER_POOL)
+
+
+class Processes:
+    """W forked worker processes, each with its own bot pool (and core, when pinned)."""
+
+    def __init__(self, workers: int, reuse: bool, pin: bool):
+        context = multiprocessing.get_context("fork")
+        counter = context.Value("i", 0)
+        self.slots = workers
+        self.inner = cf.ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_worker_init,
+            initargs=(reuse, pin and workers <= (os.cpu_count() or 1), counter),
+        )
+
+    def submit(self, spec: MatchSpec) -> cf.Future[MatchResult]:
+        """Queue the match on the pool."""
+        return self.inner.submit(_worker_run, spec)
+
+    def shutdown(self) -> None:
+        """Cancel what has not started and wait for the workers to exit."""
+        self.inner.shutdown(wait=True, cancel_futures=True)
+
+
+# ----- checking remote workers --------------------------------------------------
+def check_workers(name: str) -> list[dict[str, Any]]:
+    """Run the doctor's checks on every worker of a Dask cluster; one row per worker and check.
+
+    Each row has `worker` (its address), `check`, `ok` and `detail`.
+    """
+    try:
+        from arena.tournament.dask_executor import check_cluster  # optional dependency
+    except ImportError as error:
+        raise ConfigError(f"{name} needs `pip install 'arena[dask]'` ({error})") from None
+    return check_cluster(dask_address(name))

@@ -1,0 +1,10 @@
+import json
+import sys
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "start":
+        print(json.dumps({"type": "ready"}), flush=True)
+    elif message["type"] == "decide":
+        while True:
+            pass

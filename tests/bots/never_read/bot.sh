@@ -1,0 +1,2 @@
+echo '{"type": "ready"}'
+exec sleep 100000

@@ -1,0 +1,3 @@
+read -r start
+echo '{"type": "ready"}'
+exec sleep 100000

@@ -1,0 +1,283 @@
+"""Tournaments on a Dask cluster (a LocalCluster of worker processes): same results as a
+local run, bots shipped by content, a killed worker costs one re-run, a lost scheduler
+stops the run for `resume` to finish."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from distributed import Client, LocalCluster
+
+from arena import registry, reports
+from arena.match import MatchResult, MatchSpec
+from arena.players.pool import BotPool
+from arena.players.process import BotProcess
+from arena.sandbox import Limits
+from arena.store import Store
+from arena.tournament import dask_executor, runner
+from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.dask_executor import DaskExecutor, run_on_worker
+from arena.tournament.executors import ExecutorLost, check_name, dask_address
+
+BOTS = ("random", "first-legal")
+#: Small tournament: 2 bots, 3 deals, each in both seat orders, 1 round per match.
+CONFIG = TournamentConfig(
+    game="take-that", bots=BOTS, rounds=3, seed=9, variant={"rounds": 1}, decision_timeout=5.0
+)
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The workers' bot cache (workers inherit the environment when they start)."""
+    root = tmp_path_factory.mktemp("worker-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ARENA_WORKER_CACHE", str(root))
+        yield root
+
+
+@pytest.fixture(scope="module")
+def cluster(cache: Path) -> Iterator[LocalCluster]:
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as local:
+        yield local
+
+
+@pytest.fixture
+def client(cluster: LocalCluster) -> Iterator[Client]:
+    with Client(cluster, set_as_default=False) as connected:
+        connected.wait_for_workers(2)
+        yield connected
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An arena home with both bots registered (smoke-tested once), as a template database."""
+    folder = tmp_path_factory.mktemp("home")
+    store = Store(f"sqlite:///{folder / 'template.db'}")
+    for bot in BOTS:
+        registry.submit(store, folder, bot)
+    store.close()
+    return folder
+
+
+def store_in(folder: Path, home: Path) -> Store:
+    """A fresh copy of the template database (its bots stored in `home`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(home / "template.db", folder / "arena.db")
+    return Store(f"sqlite:///{folder / 'arena.db'}")
+
+
+@pytest.fixture(scope="module")
+def expected(
+    home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[list[dict[str, object]], list[tuple[object, ...]]]:
+    """Leaderboard and per-seat rows of the tournament played locally, in this process."""
+    store = store_in(tmp_path_factory.mktemp("local"), home)
+    tid = runner.create(store, home, CONFIG)
+    runner.run(store, tid)
+    return reports.leaderboard(store, "take-that", tid), seat_rows(store, tid)
+
+
+def seat_rows(store: Store, tid: int) -> list[tuple[object, ...]]:
+    return [
+        (m.number, m.status, s.seat, s.score, s.rank, s.status, s.mu_after, s.sigma_after)
+        for m, s in store.seat_rows(tournament_id=tid)
+    ]
+
+
+def idle_bots() -> int:
+    """Idle bot processes in this worker's pool (run on the workers)."""
+    return sum(len(bots) for bots in dask_executor._POOL._idle.values())
+
+
+Expected = tuple[list[dict[str, object]], list[tuple[object, ...]]]
+
+
+def test_dask_results_and_leaderboard_equal_a_local_run(
+    tmp_path: Path, home: Path, expected: Expected, client: Client, cache: Path
+) -> None:
+    expected_board, expected_rows = expected
+    store = store_in(tmp_path, home)
+    tid = runner.create(store, home, CONFIG)
+    executor = DaskExecutor(client.scheduler.address, client=client)
+    runner.run(store, tid, executor=executor)
+    # Each worker process keeps its bots alive between matches (at most one per bot here)...
+    idle = client.run(idle_bots)
+    assert set(idle) == set(client.nthreads()) and max(idle.values()) <= 2, idle
+    assert sum(idle.values()) >= 2, idle
+    executor.shutdown()
+    assert client.run(idle_bots) == dict.fromkeys(idle, 0)  # ...until the run ends
+    assert store.match_counts(tid) == (6, 6)
+    assert reports.leaderboard(store, "take-that", tid) == expected_board
+    assert seat_rows(store, tid) == expected_rows
+    assert {row[1] for row in expected_rows} == {"normal"}
+    # The workers ran the bots from their own verified copies, named by sha256: the C bot
+    # was built there (the coordinator's stored copy is somewhere else entirely).
+    shas = {v.sha256 for v in store.versions()}
+    assert shas <= {p.name for p in cache.iterdir()}
+    first_legal = next(v for v in store.versions() if v.command == ["./first-legal"])
+    assert (cache / first_legal.sha256 / "first-legal").is_file()
+    assert executor.reruns() == {}
+
+
+def test_tournament_file_key_names_the_executor(tmp_path: Path, home: Path) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text('game = "take-that"\nbots = ["a", "b"]\nexecutor = "dask://sched:8786"\n')
+    from arena.tournament.config import load
+
+    assert load(path).executor == "dask://sched:8786"
+    assert dask_address(check_name("dask://sched:8786")) == "tcp://sched:8786"
+    with pytest.raises(ConfigError, match="dask://HOST:PORT"):
+        runner.create(
+            store_in(tmp_path, home),
+            home,
+            CONFIG.__class__(**{**CONFIG.__dict__, "executor": "spark://x"}),
+        )
+
+
+# ----- a worker that dies in the middle of a match ------------------------------
+class _DyingPool(BotPool):
+    """Kills the worker process when the second seat's bot is asked for: mid-match."""
+
+    def __init__(self) -> None:
+        super().__init__(reuse=False)
+        self.calls = 0
+
+    def acquire(self, name: str, argv: tuple[str, ...], folder: Path, limits: Limits) -> BotProcess:
+        self.calls += 1
+        if self.calls == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return super().acquire(name, argv, folder, limits)
+
+
+def kill_worker_in(
+    spec: MatchSpec, reuse: bool, victim: str, marker: str, kills: int
+) -> MatchResult:
+    """The worker task, except that the first `kills` attempts at match `victim` kill their
+    worker (`marker`.N files, created atomically, count the attempts across workers)."""
+    if spec.match_id.endswith(victim):
+        for attempt in range(kills):
+            try:
+                os.close(os.open(f"{marker}.{attempt}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:
+                continue
+            dask_executor._POOL = _DyingPool()  # type: ignore[assignment]
+            break
+    return run_on_worker(spec, reuse)
+
+
+def test_a_worker_killed_mid_match_costs_one_rerun_and_changes_nothing(
+    tmp_path: Path, home: Path, expected: Expected, client: Client
+) -> None:
+    expected_board, expected_rows = expected
+    store = store_in(tmp_path, home)
+    tid = runner.create(store, home, CONFIG)
+    executor = DaskExecutor(client.scheduler.address, client=client)
+    marker = str(tmp_path / "killed")
+    executor.task = functools.partial(kill_worker_in, victim="-m3", marker=marker, kills=1)
+    runner.run(store, tid, executor=executor)
+    executor.shutdown()
+    assert Path(f"{marker}.0").exists()  # the worker really was killed
+    starts = {key.split("-")[2]: n for key, n in executor.starts.items()}
+    assert starts["m3"] == 2  # run again exactly once
+    # (A result still waiting on the killed worker, not yet fetched, is computed again too.)
+    assert len(starts) == 6 and max(starts.values()) == 2
+    assert store.match_counts(tid) == (6, 6)
+    assert seat_rows(store, tid) == expected_rows  # nobody forfeited, nothing voided
+    assert reports.leaderboard(store, "take-that", tid) == expected_board
+
+
+def test_a_match_whose_rerun_loses_its_worker_too_is_void_not_a_forfeit(
+    tmp_path: Path, home: Path, client: Client
+) -> None:
+    store = store_in(tmp_path, home)
+    config = TournamentConfig(**{**CONFIG.__dict__, "rounds": 1})  # type: ignore[arg-type]
+    tid = runner.create(store, home, config)
+    executor = DaskExecutor(client.scheduler.address, client=client)
+    marker = str(tmp_path / "killed")
+    executor.task = functools.partial(kill_worker_in, victim="-m0", marker=marker, kills=2)
+    runner.run(store, tid, executor=executor)
+    executor.shutdown()
+    rows = seat_rows(store, tid)
+    assert [(r[0], r[1], r[5]) for r in rows if r[0] == 0] == [
+        (0, "platform-error", "ok"),
+        (0, "platform-error", "ok"),
+    ]
+    assert [r[1] for r in rows if r[0] == 1] == ["normal", "normal"]
+    details = reports.tournament_details(store, tid)
+    assert details is not None and details["forfeits"] == {} and details["platform_errors"] == 1
+
+
+# ----- losing the scheduler -----------------------------------------------------------
+def test_a_lost_scheduler_stops_the_run_and_resume_finishes_it(
+    tmp_path: Path, home: Path, expected: Expected, cache: Path
+) -> None:
+    expected_board, expected_rows = expected
+    store = store_in(tmp_path, home)
+    tid = runner.create(store, home, CONFIG)
+    doomed = LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", dashboard_address=":0"
+    )
+    address = doomed.scheduler_address
+
+    def pull_the_plug(progress: runner.Progress) -> None:
+        if progress.done == 2:
+            doomed.close()
+
+    with pytest.raises(ExecutorLost, match="resume"):
+        runner.run(
+            store,
+            tid,
+            executor="dask://" + address.removeprefix("tcp://"),
+            on_progress=pull_the_plug,
+        )
+    done, total = store.match_counts(tid)
+    assert 2 <= done < total == 6
+    assert store.tournament(tid).status == "interrupted"  # type: ignore[union-attr]
+    assert [m.number for m in store.matches(tid, recorded=True)] == list(range(done))
+    runner.run(store, tid)  # resume, here on the local pool
+    assert store.match_counts(tid) == (6, 6)
+    assert seat_rows(store, tid) == expected_rows
+    assert reports.leaderboard(store, "take-that", tid) == expected_board
+
+
+def test_doctor_checks_every_worker(client: Client) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    address = "dask://" + client.scheduler.address.removeprefix("tcp://")
+    done = CliRunner().invoke(app, ["doctor", "--executor", address, "--json"])
+    assert done.exit_code == 0, done.output
+    rows = json.loads(done.stdout.splitlines()[-1])
+    assert {r["worker"] for r in rows} == set(client.nthreads())
+    checks = {r["check"] for r in rows}
+    assert {"bubblewrap", "rlimits", "python", "bot cache", "smoke match"} <= checks
+    smoke = [r for r in rows if r["check"] == "smoke match"]
+    assert len(smoke) == 2 and all(r["ok"] for r in smoke), smoke
+
+
+def test_the_command_line_runs_on_the_cluster_and_refuses_a_bad_executor(
+    tmp_path: Path, home: Path, client: Client
+) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    shutil.copy(home / "template.db", tmp_path / "arena.db")
+    address = "dask://" + client.scheduler.address.removeprefix("tcp://")
+    args = ["--home", str(tmp_path), "tournament", "run", "--game", "take-that"]
+    args += ["--bots", ",".join(BOTS), "--rounds", "1", "--variant", "rounds=1", "--quiet"]
+    done = CliRunner().invoke(app, [*args, "--executor", address, "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout.splitlines()[-1])["played"] == 2
+    bad = CliRunner().invoke(app, [*args, "--executor", "spark://x:1"])
+    assert bad.exit_code == 2 and "dask://HOST:PORT" in bad.output
