@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -90,3 +91,30 @@ def test_observations_and_legal_decisions_match_the_schemas(game: type[Game]) ->
         assert state.is_over()
         for seat in range(players):
             observation.validate(state.observe(seat))
+
+
+def undescribed_fields(node: Any, path: str = "") -> list[str]:
+    """Schema properties without a description, and objects open to unknown keys."""
+    missing = []
+    if isinstance(node, dict):
+        for name, sub in node.get("properties", {}).items():
+            if "description" not in sub:
+                missing.append(f"{path}/{name}")
+        if node.get("type") == "object" and node.get("additionalProperties") is not False:
+            missing.append(f"{path}: additionalProperties is not false")
+        for key, value in node.items():
+            missing += undescribed_fields(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            missing += undescribed_fields(value, f"{path}/{index}")
+    return missing
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
+def test_schemas_describe_every_field_for_bot_authors(game: type[Game]) -> None:
+    for kind in ("observation", "decision"):
+        path = ROOT / "protocol" / "games" / f"{game.spec.id}.{kind}.schema.json"
+        schema = json.loads(path.read_text())
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        Draft202012Validator.check_schema(schema)
+        assert undescribed_fields(schema) == [], path.name

@@ -656,29 +656,12 @@ def test_other_hands_and_the_bag_never_show_in_an_observation() -> None:
             assert isinstance(before["bag"], int)
 
 
-def every_field_has_a_description(node: Any, path: str = "") -> list[str]:
-    missing = []
-    if isinstance(node, dict):
-        for name, sub in node.get("properties", {}).items():
-            if "description" not in sub:
-                missing.append(f"{path}/{name}")
-        if node.get("type") == "object" and node.get("additionalProperties") is not False:
-            missing.append(f"{path}: additionalProperties is not false")
-        for key, value in node.items():
-            missing += every_field_has_a_description(value, f"{path}/{key}")
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            missing += every_field_has_a_description(value, f"{path}/{index}")
-    return missing
-
-
-def test_schemas_describe_every_field_and_fit_a_shift_in_progress() -> None:
+def test_schemas_fit_a_shift_in_progress() -> None:
     validators = {}
     for name in ("observation", "decision"):
         schema = json.loads((PROTOCOL / f"twirkle.{name}.schema.json").read_text())
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         Draft202012Validator.check_schema(schema)
-        assert every_field_has_a_description(schema) == []
         validators[name] = Draft202012Validator(schema)
     game = position(SHIFT_BOARD, [["purple-crystal"], ["purple-crystal"]], phase="shifting")
     for step in ({"action": "lift", "x": 0, "y": 2}, {"action": "put", "x": 2, "y": 0}):
