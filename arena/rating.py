@@ -15,14 +15,13 @@ from dataclasses import dataclass
 
 import trueskill
 
+from arena.games import load_game
+
 #: TrueSkill's published defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300.
 MU = 25.0
 SIGMA = MU / 3
 BETA = SIGMA / 2
 TAU = SIGMA / 100
-#: Chance of a draw between equal players; ties happen in every game here.
-DRAW_PROBABILITY = {"take-that": 0.10, "krumme10": 0.10, "leylo": 0.05, "twirkle": 0.05}
-DEFAULT_DRAW_PROBABILITY = 0.10
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,7 @@ class Skill:
 @functools.cache
 def environment(game_id: str) -> trueskill.TrueSkill:
     """The TrueSkill environment of one game."""
-    draw = DRAW_PROBABILITY.get(game_id, DEFAULT_DRAW_PROBABILITY)
+    draw = load_game(game_id).spec.draw_probability  # a fact of the game, in its module
     return trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, draw_probability=draw)
 
 

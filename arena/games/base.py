@@ -182,6 +182,8 @@ class GameSpec:
     higher_score_wins: bool = True
     #: True when the game can be played in teams (a variant decides whether it is).
     has_teams: bool = False
+    #: TrueSkill's chance of a draw between equal players (ties share a rank here).
+    draw_probability: float = 0.10
 
     def variant_option(self, name: str) -> VariantOption:
         """The option called `name`, or VariantError listing the valid keys."""

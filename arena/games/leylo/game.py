@@ -63,6 +63,7 @@ class Leylo(Game):
         variants=(VariantOption("rounds", 3, "number of rounds (L8)", minimum=3, maximum=5),),
         max_decisions=_max_decisions(),
         higher_score_wins=False,
+        draw_probability=0.05,
     )
 
     # State of the match.

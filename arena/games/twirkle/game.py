@@ -76,6 +76,7 @@ class Twirkle(Game):
         max_players=4,
         variants=(),
         max_decisions=MAX_DECISIONS,
+        draw_probability=0.05,
     )
 
     hands: list[list[int]]
