@@ -204,7 +204,7 @@ def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> tuple[Decis
     seat.think += took
     decision = protocol.find_legal(answer, legal)
     if decision is None:
-        shown = protocol.encode({"d": answer})[5:-2][:200].decode("utf-8", "replace")
+        shown = protocol.describe(answer)
         seat.forfeit(SeatStatus.ILLEGAL, f"answered {shown}, which was not offered", pool)
         return seat.fallback.choice(legal), took, "fallback"
     seat.decisions += 1

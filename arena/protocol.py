@@ -8,6 +8,7 @@ This module knows nothing of processes or of any game's internals.
 from __future__ import annotations
 
 import hashlib
+import reprlib
 from typing import Any
 
 import orjson
@@ -109,29 +110,71 @@ QUIT: dict[str, Any] = {"type": "quit"}
 def check_ready(message: dict[str, Any]) -> None:
     """Raise ProtocolError unless `message` is a `ready` answer."""
     if message.get("type") != "ready":
-        raise ProtocolError(f"expected ready, got {message.get('type')!r}")
+        raise ProtocolError(f"expected ready, got {_short(message.get('type'))}")
 
 
 def decision_from(message: dict[str, Any], request_id: int) -> Any:
-    """The decision in an answer to request `request_id` (not yet checked for legality)."""
+    """The decision in an answer to request `request_id` (not yet checked for legality).
+
+    The `id` must be the JSON integer of the request: ``true`` or ``1.0`` is not ``1``.
+    """
     if message.get("type") != "decision":
-        raise ProtocolError(f"expected decision, got {message.get('type')!r}")
-    if message.get("id") != request_id:
-        raise ProtocolError(f"answer to request {message.get('id')!r}, expected {request_id}")
+        raise ProtocolError(f"expected decision, got {_short(message.get('type'))}")
+    answered = message.get("id")
+    if type(answered) is not int or answered != request_id:
+        raise ProtocolError(f"answer to request {_short(answered)}, expected {request_id}")
     if "decision" not in message:
         raise ProtocolError("decision message without a decision")
     return message["decision"]
 
 
+def _short(value: Any) -> str:
+    """A bot's value for an error message: short, and safe for any nesting depth."""
+    return reprlib.repr(value)
+
+
 def find_legal(decision: Any, legal: list[Decision]) -> Decision | None:
-    """The element of `legal` equal to `decision`, or None (the caller forfeits as illegal).
+    """The element of `legal` equal to `decision` as JSON, or None (the caller forfeits as illegal).
 
     Returning the referee's own copy means a bot's value such as ``true`` for ``1``
-    can never reach the referee.
+    can never reach the referee. Nothing of the bot's value is re-encoded: a value
+    nested deeper than any encoder allows is simply not equal to any candidate.
     """
     for candidate in legal:
-        if candidate == decision and orjson.dumps(candidate, option=orjson.OPT_SORT_KEYS) == (
-            orjson.dumps(decision, option=orjson.OPT_SORT_KEYS)
-        ):
+        if candidate == decision and same_json(candidate, decision):
             return candidate
     return None
+
+
+def same_json(ours: Any, theirs: Any) -> bool:
+    """True when two decoded JSON values are the same JSON: same types, keys and values.
+
+    Python's ``==`` takes ``1 == 1.0 == True``; JSON does not. The recursion follows
+    `ours` (the referee's shallow value) and stops at the first difference, so a
+    bot's deeply nested value costs no more than the referee's own.
+
+    >>> same_json({"a": [1, "x"]}, {"a": [1, "x"]}), same_json([1], [True]), same_json(1, 1.0)
+    (True, False, False)
+    """
+    if type(ours) is not type(theirs):
+        return False
+    if type(ours) is dict:
+        return ours.keys() == theirs.keys() and all(
+            same_json(v, theirs[k]) for k, v in ours.items()
+        )
+    if type(ours) is list:
+        return len(ours) == len(theirs) and all(map(same_json, ours, theirs))
+    return bool(ours == theirs)
+
+
+def describe(value: Any, limit: int = 200) -> str:
+    """A short JSON text of a bot's value for a forfeit detail; never fails.
+
+    A bot may send values no encoder accepts (nested ~255+ deep for orjson, ~1000 for
+    Python's recursion limit); those are summarised instead of encoded.
+    """
+    try:
+        text = orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return f"a {type(value).__name__} nested too deep to show"
+    return text if len(text) <= limit else text[:limit] + "..."

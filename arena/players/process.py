@@ -179,7 +179,12 @@ class BotProcess:
         if written < len(data):
             self._write_all(memoryview(data)[written:], deadline)
         reply = self.receive(deadline)
-        if reply.get("type") != "decision" or reply.get("id") != message["id"]:
+        answered = reply.get("id")
+        if (
+            reply.get("type") != "decision"
+            or type(answered) is not int
+            or answered != message["id"]
+        ):
             try:
                 protocol.decision_from(reply, message["id"])
             except protocol.ProtocolError as error:

@@ -1,0 +1,161 @@
+"""Everything a bot sends is judged (`invalid` or `illegal`), never turned into arena's failure.
+
+A bot controls every byte it prints: JSON of any depth or size, numbers of any
+magnitude, odd ids, duplicate keys. Each must end as a verdict on that bot; a match
+is void (`platform-error`) only when arena itself fails.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena import protocol, reports
+from arena.match import MatchStatus, SeatStatus, run_match
+from arena.players.pool import BotPool
+from arena.players.process import BotProcess, BotProtocolError
+from arena.sandbox import Limits
+from arena.store import Store
+from arena.tournament import runner
+from arena.tournament.config import TournamentConfig
+from tests.helpers import TEST_BOTS, bot_ref_for
+from tests.test_match import spec
+
+LEGAL: list[protocol.Decision] = [{"card": 1}, {"card": 2}, 3, "x", [1, 2]]
+
+
+def nested(depth: int) -> object:
+    value: object = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize("depth", [2, 254, 255, 300, 1000])
+def test_a_deeply_nested_answer_is_illegal_never_an_error(depth: int) -> None:
+    assert protocol.find_legal(nested(depth), LEGAL) is None
+    assert "nested" in protocol.describe(nested(depth)) or depth < 255
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ({"card": 1}, {"card": 1}),
+        ({"card": True}, None),  # true is not 1
+        ({"card": 1.0}, None),  # 1.0 is not 1
+        ([1, 2], [1, 2]),
+        ([True, 2], None),
+        ("x", "x"),
+        (3.0, None),
+        ({"card": 1, "extra": 0}, None),
+    ],
+)
+def test_a_decision_is_compared_as_json_with_exact_types(answer: object, expected: object) -> None:
+    assert protocol.find_legal(answer, LEGAL) == expected
+
+
+@pytest.mark.parametrize("request_id", [True, 1.0, "1", None, [1]])
+def test_an_id_must_be_the_integer_of_the_request(request_id: object) -> None:
+    with pytest.raises(protocol.ProtocolError, match="answer to request"):
+        protocol.decision_from({"type": "decision", "id": request_id, "decision": 3}, 1)
+
+
+def test_the_error_text_of_a_deep_id_is_bounded() -> None:
+    with pytest.raises(protocol.ProtocolError) as caught:
+        protocol.decision_from({"type": "decision", "id": nested(900), "decision": 3}, 1)
+    assert len(str(caught.value)) < 200
+
+
+def bot_answering(tmp_path: Path, lines: list[str]) -> BotProcess:
+    """A bot (sh) that answers `ready`, then prints `lines` to the first request."""
+    script = 'read start; echo \'{"type": "ready"}\'; read request; '
+    script += "; ".join(f"printf '%s\\n' '{line}'" for line in lines) + "; read more"
+    bot = BotProcess("scripted", ["/bin/sh", "-c", script], tmp_path, Limits())
+    bot.spawn()
+    return bot
+
+
+def decide_once(bot: BotProcess) -> object:
+    import time
+
+    message = protocol.start_message(
+        match="m",
+        game="take-that",
+        game_version=1,
+        variant={},
+        players=2,
+        seat=0,
+        seed=1,
+        decision_timeout_ms=2000,
+    )
+    bot.start_match(message, time.monotonic() + 10)
+    request = protocol.decide_message(1, {}, [1, 2], 2000)
+    return bot.decide(request, time.monotonic() + 10)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"type": "decision", "id": true, "decision": 1}',
+        '{"type": "decision", "id": 1.0, "decision": 1}',
+        '{"type": "decision", "id": "1", "decision": 1}',
+        '{"type": "decision", "id": 1, "decision": ' + "[" * 1100 + "]" * 1100 + "}",
+        '{"type": "decision", "id": 1, "decision": 1e400}',
+        '{"type": "decision", "id": 1, "decision": "\\ud800"}',
+        '{"type": ' + "[" * 300 + "]" * 300 + ', "id": 1}',
+    ],
+)
+def test_a_malformed_answer_from_a_real_process_is_invalid(tmp_path: Path, line: str) -> None:
+    bot = bot_answering(tmp_path, [line])
+    try:
+        with pytest.raises(BotProtocolError):
+            decide_once(bot)
+    finally:
+        bot.close(grace=0)
+
+
+def test_duplicate_keys_keep_the_last_value(tmp_path: Path) -> None:
+    """Documented in PROTOCOL.md: as in most JSON parsers, the last duplicate key wins."""
+    bot = bot_answering(tmp_path, ['{"type": "decision", "id": 1, "decision": 1, "decision": 2}'])
+    try:
+        assert decide_once(bot) == 2
+    finally:
+        bot.close(grace=0)
+
+
+def test_a_deep_answer_in_a_match_forfeits_the_seat_as_illegal() -> None:
+    polite = bot_ref_for("polite")
+    pool = BotPool()  # the bot plays its first match in a process honestly
+    try:
+        run_match(spec(polite, bot_ref_for("void_when_losing"), timeout=2.0), pool)
+        result = run_match(spec(polite, bot_ref_for("void_when_losing"), timeout=2.0), pool)
+    finally:
+        pool.close()
+    assert result.status is MatchStatus.FORFEIT, result.error
+    hostile = result.seats[1]
+    assert hostile.status is SeatStatus.ILLEGAL
+    assert "nested too deep" in hostile.detail
+    assert hostile.rank == 2
+
+
+def test_voiding_when_losing_gains_nothing(tmp_path: Path) -> None:
+    """The bot that once voided its losses (recorded 6-2 and ranked first) now loses them."""
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    config = TournamentConfig(
+        game="take-that",
+        bots=(str(TEST_BOTS / "polite"), str(TEST_BOTS / "void_when_losing")),
+        rounds=4,
+        seed=5,
+        decision_timeout=2.0,
+    )
+    tid = runner.create(store, tmp_path, config)
+    runner.run(store, tid, workers=1)
+    seats = store.seat_rows(tournament_id=tid)
+    assert {m.status for m, _s in seats} <= {"normal", "forfeit"}  # nothing voided
+    void = [(m, s) for m, s in seats if s.status == "illegal"]
+    assert void, "the bot never fell behind: the test proves nothing"
+    assert all(s.rank == 2 for _m, s in void)  # every voiding attempt is a recorded loss
+    board = {row["bot"]: row for row in reports.leaderboard(store, "take-that", tid)}
+    assert board["void_when_losing"]["games"] == board["polite"]["games"] == 8
+    assert board["void_when_losing"]["mu"] < board["polite"]["mu"]
