@@ -8,10 +8,10 @@ from typing import Annotated
 
 import multiprocessing_logging
 import typer
-from rich.logging import RichHandler
 
 from arena.cli import bot, demo, doctor, games, leaderboard, play, replay, tournament
 from arena.cli.common import SETTINGS
+from arena.cli.safe import SafeRichHandler
 
 app = typer.Typer(
     name="arena",
@@ -42,7 +42,7 @@ def setup(
     logging.basicConfig(
         level=level,
         format="%(name)s: %(message)s",
-        handlers=[RichHandler(show_path=False, markup=False)],
+        handlers=[SafeRichHandler(show_path=False, markup=False)],
         force=True,
     )
     # Worker processes log through a queue to this process, which alone writes the

@@ -10,6 +10,7 @@ import typer
 from arena import registry, reports
 from arena.cli.common import echo_json, home, open_store, out, print_rows
 from arena.cli.errors import UserError, reports_errors
+from arena.cli.safe import text
 
 app = typer.Typer(help="Submit and inspect bots.", no_args_is_help=True)
 
@@ -27,9 +28,9 @@ def submit(
     version, created = registry.submit(store, home(), str(path), name)
     bot = name or store.version_names()[version.id or 0][0]
     if created:
-        out.print(f"registered {bot} version {version.number} ({version.sha256[:12]})")
+        out.print(text(f"registered {bot} version {version.number} ({version.sha256[:12]})"))
     else:
-        out.print(f"{bot} version {version.number} has the same code; nothing changed")
+        out.print(text(f"{bot} version {version.number} has the same code; nothing changed"))
 
 
 @app.command("list")
@@ -58,6 +59,5 @@ def show(name: Annotated[str, typer.Argument(help="Bot name.")], as_json: JsonFl
     )
     for forfeit in details["recent_forfeits"][:3]:
         if forfeit["stderr_tail"].strip():
-            out.print(
-                f"[dim]stderr, match {forfeit['match']}:[/]\n{forfeit['stderr_tail'].strip()}"
-            )
+            heading = text((f"stderr, match {forfeit['match']}:", "dim"))
+            out.print(heading, text(forfeit["stderr_tail"].strip(), block=True), sep="\n")

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from arena.cli.safe import json_text, text
 from arena.store import Store, default_home, default_url
 
 out = Console(highlight=False)
@@ -42,24 +43,24 @@ def open_store() -> Store:
 
 
 def echo_json(data: Any) -> None:
-    """Print data as one JSON document."""
-    typer.echo(orjson.dumps(data, default=str).decode())
+    """Print data as one JSON document (exact texts; display controls spelled as escapes)."""
+    typer.echo(json_text(orjson.dumps(data, default=str).decode()))
 
 
 def print_rows(
     rows: list[dict[str, Any]], title: str = "", columns: list[str] | None = None
 ) -> None:
-    """Print a list of dicts as a table."""
+    """Print a list of dicts as a table; every title and cell is shown literally (`safe.text`)."""
     if not rows:
-        out.print(f"{title}: nothing yet" if title else "nothing yet")
+        out.print(text(f"{title}: nothing yet" if title else "nothing yet"))
         return
     columns = columns or list(rows[0])
-    table = Table(title=title or None, title_justify="left")
+    table = Table(title=text(title) if title else None, title_justify="left")
     for column in columns:
         numeric = all(isinstance(r.get(column), int | float) for r in rows)
-        table.add_column(column, justify="right" if numeric else "left")
+        table.add_column(text(column), justify="right" if numeric else "left")
     for row in rows:
-        table.add_row(*[_cell(row.get(c)) for c in columns])
+        table.add_row(*[text(_cell(row.get(c))) for c in columns])
     out.print(table)
 
 

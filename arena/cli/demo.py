@@ -9,6 +9,7 @@ import typer
 from arena import registry, reports
 from arena.cli.common import home, open_store, out, print_rows
 from arena.cli.errors import err, reports_errors
+from arena.cli.safe import text
 from arena.cli.tournament import play
 from arena.games import all_games
 from arena.manifest import BUNDLED_BOTS, load_manifest
@@ -34,7 +35,7 @@ def demo(
     for folder in bundled:
         version, created = registry.submit(store, home(), str(folder))
         word = "registered" if created else "already registered:"
-        err.print(f"{word} {folder.name} v{version.number}")
+        err.print(text(f"{word} {folder.name} v{version.number}"))
     for game in all_games():
         names = [p.name for p in bundled if load_manifest(p).plays(game.spec.id)]
         settings = tconfig.TournamentConfig(

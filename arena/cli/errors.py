@@ -9,6 +9,7 @@ from typing import ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
+from arena.cli.safe import text
 from arena.games import GameError
 from arena.manifest import BotFolderError
 from arena.replay import ReplayError
@@ -28,8 +29,12 @@ EXPECTED = (UserError, GameError, BotFolderError, ReplayError)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print `error: message` to stderr and return the Exit to raise."""
-    err.print(f"[bold red]error:[/] {message}", soft_wrap=True)
+    """Print `error: message` to stderr and return the Exit to raise.
+
+    The message may quote a bot (its name, stderr, output), so it is shown
+    literally and on one line: control characters, newlines included, as escapes.
+    """
+    err.print(text(("error:", "bold red"), " ", message), soft_wrap=True)
     return typer.Exit(code)
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any
 
-import orjson
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from arena import lineup, replay
+from arena.cli.common import echo_json
 from arena.cli.errors import reports_errors
+from arena.cli.safe import text
 from arena.match import MatchResult, MatchStatus, run_match
 
 out = Console(highlight=False)
@@ -45,22 +46,28 @@ def result_json(result: MatchResult) -> dict[str, Any]:
 
 
 def print_result(result: MatchResult) -> None:
-    """The result as a table, with forfeit reasons and the seed to replay it."""
+    """The result as a table, with forfeit reasons and the seed to replay it.
+
+    Names, forfeit details and stderr come from the bots: all shown through `safe.text`.
+    """
     variant = " ".join(f"{k}={v}" for k, v in result.variant.items())
-    table = Table(title=f"{result.game} seed={result.seed} {variant}", title_justify="left")
+    title = text(f"{result.game} seed={result.seed} {variant}")
+    table = Table(title=title, title_justify="left")
     for column in ("seat", "bot", "score", "rank", "status"):
         table.add_column(column, justify="right" if column in ("seat", "score", "rank") else "left")
     for s in result.seats:
         status = str(s.status) + (f": {s.detail}" if s.detail else "")
         score = "" if s.score is None else f"{s.score:g}"
-        table.add_row(str(s.seat), s.bot, score, str(s.rank or ""), status)
+        table.add_row(*(text(cell) for cell in (s.seat, s.bot, score, s.rank or "", status)))
     out.print(table)
     if result.status is MatchStatus.PLATFORM_ERROR:
-        out.print(f"[bold red]platform error, match void:[/] {result.error}")
+        out.print(text(("platform error, match void:", "bold red"), " ", result.error))
     for s in result.seats:
         if s.status != "ok" and s.stderr.strip():
-            tail = "\n".join(s.stderr.strip().splitlines()[-5:])
-            out.print(f"[dim]stderr of seat {s.seat} ({s.bot}), last lines:[/]\n{tail}")
+            # split at newlines only: splitlines() would also eat a CR, hiding it
+            tail = "\n".join(s.stderr.strip().split("\n")[-5:])
+            heading = text((f"stderr of seat {s.seat} ({s.bot}), last lines:", "dim"))
+            out.print(heading, text(tail, block=True), sep="\n")
 
 
 @reports_errors
@@ -97,7 +104,7 @@ def play(
     if replay_file is not None and result.replay is not None:
         replay.write(replay_file, result.replay)
     if as_json:
-        typer.echo(orjson.dumps(result_json(result)).decode())
+        echo_json(result_json(result))
     else:
         print_result(result)
     if result.status is MatchStatus.PLATFORM_ERROR:

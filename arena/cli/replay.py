@@ -10,6 +10,7 @@ from rich.console import Console
 
 from arena import replay as replays
 from arena.cli.errors import reports_errors
+from arena.cli.safe import text
 
 app = typer.Typer(help="Check or print replay files.", no_args_is_help=True)
 out = Console(highlight=False, soft_wrap=True)
@@ -22,24 +23,30 @@ def verify(file: Annotated[Path, typer.Argument(help="A replay written by --repl
     data = replays.load(file)
     outcome = replays.verify(data)
     scores = " ".join(f"{s:g}" for s in outcome.scores)
-    out.print(f"ok: {data['game']} replay checks out (scores {scores})")
+    out.print(text(f"ok: {data['game']} replay checks out (scores {scores})"))
 
 
 @app.command()
 @reports_errors
 def show(file: Annotated[Path, typer.Argument(help="A replay written by --replay.")]) -> None:
-    """Print a replay turn by turn."""
+    """Print a replay turn by turn.
+
+    A replay file holds bot names, forfeit details and decisions: every line is
+    shown through `safe.text`.
+    """
     data = replays.load(file)
     variant = " ".join(f"{k}={v}" for k, v in data["variant"].items())
-    out.print(f"{data['game']} v{data['game_version']}  seed={data.get('seed')}  {variant}")
+    out.print(text(f"{data['game']} v{data['game_version']}  seed={data.get('seed')}  {variant}"))
     for seat in data["seats"]:
-        out.print(f"  seat {seat['seat']}: {seat['bot']}")
+        out.print(text(f"  seat {seat['seat']}: {seat['bot']}"))
     for line in replays.lines(data):
-        out.print(line, markup=False)
+        out.print(text(line))
     result = data["outcome"]
     for seat in data["seats"]:
         i = seat["seat"]
         out.print(
-            f"  seat {i} ({seat['bot']}): score {result['scores'][i]}, "
-            f"rank {result['ranks'][i]}, {result['status'][i]}"
+            text(
+                f"  seat {i} ({seat['bot']}): score {result['scores'][i]}, "
+                f"rank {result['ranks'][i]}, {result['status'][i]}"
+            )
         )

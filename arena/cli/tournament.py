@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena import reports
 from arena.cli.common import echo_json, home, open_store, out, print_rows
 from arena.cli.errors import UserError, err, fail, reports_errors
+from arena.cli.safe import text
 from arena.lineup import parse_variant_pairs
 from arena.store import Store
 from arena.tournament import config as tconfig
@@ -62,7 +63,7 @@ def play(
             rate = (progress.done - start_done) / max(1e-9, time.monotonic() - began)
             bar.update(task, completed=progress.done, rate=rate)
             for label in progress.suspended_now:
-                err.print(f"[yellow]suspended[/] {label}: too many forfeits in a row")
+                err.print(text(("suspended", "yellow"), f" {label}: too many forfeits in a row"))
 
         try:
             runner.run(
@@ -88,15 +89,18 @@ def show_summary(store: Store, tournament_id: int, as_json: bool) -> None:
         echo_json(details)
         return
     out.print(
-        f"tournament {details['id']} {details['name']}: {details['game']} {details['format']}, "
-        f"{details['status']}, {details['played']}/{details['scheduled']} matches"
+        text(
+            f"tournament {details['id']} {details['name']}: {details['game']} "
+            f"{details['format']}, {details['status']}, "
+            f"{details['played']}/{details['scheduled']} matches"
+        )
     )
     print_rows(details["standings"], "standings")
     print_rows(details["head_to_head"], "head to head (matches ranked better/equal/worse)")
     if details["forfeits"]:
-        out.print("forfeits: " + ", ".join(f"{k} {v}" for k, v in details["forfeits"].items()))
+        out.print(text("forfeits: ", ", ".join(f"{k} {v}" for k, v in details["forfeits"].items())))
     if details["platform_errors"]:
-        out.print(f"[red]platform errors (void matches): {details['platform_errors']}[/]")
+        out.print(text((f"platform errors (void matches): {details['platform_errors']}", "red")))
 
 
 @app.command()
