@@ -44,14 +44,12 @@ from arena.players.pool import BotPool
 from arena.players.process import BotProcess
 from arena.sandbox import Limits
 from arena.tournament import bundles
-from arena.tournament.executors import ExecutorLost, platform_error
+from arena.tournament.executors import RERUNS, ExecutorLost, platform_error
 
 LOG = logging.getLogger("arena.tournament.dask")
 
 #: Workers log an event on this topic when they start a match.
 START_TOPIC = "arena-match-start"
-#: How many times a match whose worker died is run again before it is voided.
-RERUNS = 1
 CONNECT_TIMEOUT_S = 10
 
 

@@ -13,10 +13,15 @@ gone, e.g. the Dask scheduler) stops a run; `arena tournament resume` finishes i
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import ctypes
+import logging
 import multiprocessing
 import os
 import signal
+import threading
+from collections import Counter
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
 from arena.games import load_game
@@ -24,6 +29,9 @@ from arena.match import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatSta
 from arena.players.pool import BotPool
 from arena.tournament.config import ConfigError
 
+LOG = logging.getLogger("arena.tournament")
+#: How many times a match whose worker died is run again before it is voided.
+RERUNS = 1
 #: The default executor: this machine's cores.
 LOCAL = "local"
 DASK_SCHEME = "dask://"
@@ -137,6 +145,8 @@ class InProcess:
 
 # ----- local: a process pool ----------------------------------------------------
 _WORKER_POOL: BotPool | None = None
+#: The write end of the pipe on which a worker announces each match it starts.
+_STARTED_FD = -1
 
 
 def _die_with_parent() -> None:
@@ -148,9 +158,10 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker_init(reuse: bool, pin: bool, counter: Any) -> None:
+def _worker_init(reuse: bool, pin: bool, counter: Any, started_fd: int) -> None:
     """Per-worker set-up: its bot pool, and optionally one core for it and its bots."""
-    global _WORKER_POOL
+    global _WORKER_POOL, _STARTED_FD
+    _STARTED_FD = started_fd
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
     _WORKER_POOL = BotPool(reuse=reuse)
@@ -164,30 +175,113 @@ def _worker_init(reuse: bool, pin: bool, counter: Any) -> None:
 
 def _worker_run(spec: MatchSpec) -> MatchResult:
     assert _WORKER_POOL is not None
+    # One write of a short line is atomic on a pipe: no lock a dying worker could hold.
+    os.write(_STARTED_FD, spec.match_id.encode()[:1000] + b"\n")
     return run_match(spec, _WORKER_POOL)
 
 
 class Processes:
-    """W forked worker processes, each with its own bot pool (and core, when pinned)."""
+    """W forked worker processes, each with its own bot pool (and core, when pinned).
+
+    A worker that dies (killed, out of memory) breaks a `ProcessPoolExecutor` for
+    good: every match in flight on it fails with `BrokenProcessPool`. The pool is
+    then rebuilt and each of those matches runs once more, as on Dask; a match lost
+    twice is void (`platform-error`).
+    """
 
     def __init__(self, workers: int, reuse: bool, pin: bool):
+        self.slots = workers
+        self._reuse, self._pin = reuse, pin and workers <= (os.cpu_count() or 1)
+        self._lock = threading.Lock()
+        # Which matches a worker really started (a match merely queued on a pool that
+        # broke is not charged with a lost worker), as the Dask executor counts starts.
+        self._started_r, self._started_w = os.pipe()
+        os.set_blocking(self._started_r, False)
+        self._pending = b""
+        self.starts: Counter[str] = Counter()
+        self.generation = 0
+        self.inner = self._new_pool()
+
+    def _new_pool(self) -> cf.ProcessPoolExecutor:
         context = multiprocessing.get_context("fork")
         counter = context.Value("i", 0)
-        self.slots = workers
-        self.inner = cf.ProcessPoolExecutor(
-            max_workers=workers,
+        return cf.ProcessPoolExecutor(
+            max_workers=self.slots,
             mp_context=context,
             initializer=_worker_init,
-            initargs=(reuse, pin and workers <= (os.cpu_count() or 1), counter),
+            initargs=(self._reuse, self._pin, counter, self._started_w),
         )
 
-    def submit(self, spec: MatchSpec) -> cf.Future[MatchResult]:
+    def starts_of(self, match_id: str) -> int:
+        """How many times workers have started this match so far."""
+        with self._lock:
+            while True:
+                try:
+                    chunk = os.read(self._started_r, 65536)
+                except OSError:  # nothing more to read (or already shut down)
+                    break
+                if not chunk:
+                    break
+                self._pending += chunk
+            *lines, self._pending = self._pending.split(b"\n")
+            self.starts.update(line.decode() for line in lines)
+            return self.starts[match_id[:1000]]
+
+    def submit(self, spec: MatchSpec) -> _PoolMatch:
         """Queue the match on the pool."""
-        return self.inner.submit(_worker_run, spec)
+        return _PoolMatch(self, spec)
+
+    def start(self, spec: MatchSpec) -> tuple[int, cf.Future[MatchResult]]:
+        """Queue one attempt; returns the pool generation it runs on."""
+        with self._lock:
+            try:
+                return self.generation, self.inner.submit(_worker_run, spec)
+            except BrokenProcessPool:
+                self._rebuild(self.generation)
+                return self.generation, self.inner.submit(_worker_run, spec)
+
+    def lost(self, generation: int) -> None:
+        """A worker of pool `generation` died: replace that pool (once) with a new one."""
+        with self._lock:
+            self._rebuild(generation)
+
+    def _rebuild(self, generation: int) -> None:
+        if generation != self.generation:
+            return  # another match already rebuilt it
+        LOG.warning("a worker process died; starting a new pool")
+        self.inner.shutdown(wait=False, cancel_futures=True)
+        self.inner = self._new_pool()
+        self.generation += 1
 
     def shutdown(self) -> None:
         """Cancel what has not started and wait for the workers to exit."""
         self.inner.shutdown(wait=True, cancel_futures=True)
+        for fd in (self._started_r, self._started_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+class _PoolMatch:
+    """A match on the local pool that survives the death of its worker once."""
+
+    def __init__(self, owner: Processes, spec: MatchSpec):
+        self.owner, self.spec = owner, spec
+        self.generation, self.future = owner.start(spec)
+
+    def result(self) -> MatchResult:
+        """The match's result; run again once if its worker died, void if lost twice."""
+        while True:
+            try:
+                return self.future.result()
+            except BrokenProcessPool:
+                self.owner.lost(self.generation)
+            starts = self.owner.starts_of(self.spec.match_id)
+            if starts > RERUNS:
+                LOG.warning("match %s lost its worker again: void", self.spec.match_id)
+                return platform_error(self.spec, f"lost its worker {starts} times")
+            if starts:
+                LOG.warning("match %s lost its worker; running it again", self.spec.match_id)
+            self.generation, self.future = self.owner.start(self.spec)
 
 
 # ----- checking remote workers --------------------------------------------------
