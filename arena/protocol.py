@@ -107,12 +107,6 @@ def end_message(
 QUIT: dict[str, Any] = {"type": "quit"}
 
 
-def check_ready(message: dict[str, Any]) -> None:
-    """Raise ProtocolError unless `message` is a `ready` answer."""
-    if message.get("type") != "ready":
-        raise ProtocolError(f"expected ready, got {_short(message.get('type'))}")
-
-
 def decision_from(message: dict[str, Any], request_id: int) -> Any:
     """The decision in an answer to request `request_id` (not yet checked for legality).
 

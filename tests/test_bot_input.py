@@ -159,3 +159,26 @@ def test_voiding_when_losing_gains_nothing(tmp_path: Path) -> None:
     board = {row["bot"]: row for row in reports.leaderboard(store, "take-that", tid)}
     assert board["void_when_losing"]["games"] == board["polite"]["games"] == 8
     assert board["void_when_losing"]["mu"] < board["polite"]["mu"]
+
+
+def test_output_after_end_gives_the_same_results_reused_and_fresh(tmp_path: Path) -> None:
+    """What a bot writes after `end` belongs to no match: reused processes discard it."""
+    boards, statuses = [], []
+    for fresh in (False, True):
+        folder = tmp_path / f"fresh-{fresh}"
+        folder.mkdir()
+        store = Store(f"sqlite:///{folder / 'arena.db'}")
+        config = TournamentConfig(
+            game="take-that",
+            bots=(str(TEST_BOTS / "polite"), str(TEST_BOTS / "trailing_output"), "random"),
+            rounds=2,
+            seed=9,
+            decision_timeout=2.0,
+        )
+        tid = runner.create(store, folder, config)
+        runner.run(store, tid, workers=1, fresh_processes=fresh)
+        boards.append(reports.leaderboard(store, "take-that", tid))
+        statuses.append([s.status for _m, s in store.seat_rows(tournament_id=tid)])
+    assert statuses[0] == statuses[1]
+    assert set(statuses[0]) == {"ok"}
+    assert boards[0] == boards[1]

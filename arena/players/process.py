@@ -67,6 +67,17 @@ class BotProtocolError(BotError):
     reason = "invalid"
 
 
+def _parse(line: bytes) -> dict[str, Any] | None:
+    """The message on a line, or None when it is not a JSON object with a string type."""
+    try:
+        message = _loads(line)
+    except ValueError:
+        return None
+    if type(message) is dict and type(message.get("type")) is str:
+        return message
+    return None
+
+
 class BotProcess:
     """One running bot: speaks protocol v1 over pipes, may play several matches in a row."""
 
@@ -142,8 +153,30 @@ class BotProcess:
         return used >= self.limits.cpu_seconds / 2
 
     def new_match(self) -> None:
-        """Reset the per-match output budget (the process itself is reused)."""
+        """Start a match's accounts afresh: output budget, stderr tail, unread output.
+
+        A reused process may have written after the last match's `end`; that output
+        belongs to no match and is discarded, so that a reused process and a fresh one
+        give the same results (PROTOCOL.md: "Between matches").
+        """
+        with contextlib.suppress(OSError, AttributeError):
+            self._drain_stderr()
+            self._discard_stdout()
+        self._buffer.clear()
+        self._stderr.clear()
         self._stdout_bytes = 0
+
+    def _discard_stdout(self) -> None:
+        """Read and drop what is already on stdout (at most one match's output budget)."""
+        dropped = 0
+        while dropped < MAX_STDOUT_BYTES_PER_MATCH:
+            try:
+                chunk = os.read(self._out, _READ_CHUNK)
+            except BlockingIOError:
+                return
+            if not chunk:
+                return
+            dropped += len(chunk)
 
     def stderr_tail(self) -> str:
         """The last part of what the bot wrote to stderr."""
@@ -153,13 +186,21 @@ class BotProcess:
 
     # ----- the protocol ---------------------------------------------------
     def start_match(self, message: dict[str, Any], deadline: float) -> None:
-        """Send `start` and wait for `ready` before the start-up deadline."""
+        """Send `start` and wait for `ready` before the start-up deadline.
+
+        Lines before `ready` are skipped, whatever they are: a runtime's banner, or
+        what a reused process wrote after the previous `end` and arena had not yet
+        read. Only the deadline and the output budget bound them.
+        """
         self.new_match()
-        reply = self.request(message, deadline)
-        try:
-            protocol.check_ready(reply)
-        except protocol.ProtocolError as error:
-            raise BotProtocolError(str(error)) from None
+        self.send(message, deadline)
+        while True:
+            line = self._next_line(deadline)
+            reply = _parse(line)
+            if reply is not None and reply.get("type") == "ready":
+                return
+            if line.strip() and self._debug:
+                LOG.debug("%s: skipped a line before ready", self.name)
 
     def decide(self, message: dict[str, Any], deadline: float) -> Any:
         """Send a `decide` request and return the decision the bot answered (unchecked).
@@ -227,32 +268,35 @@ class BotProcess:
 
     def receive(self, deadline: float) -> dict[str, Any]:
         """Return the next message from the bot's stdout, or raise a BotError."""
-        buffer = self._buffer
         while True:
-            end = buffer.find(b"\n")
-            if end < 0:
-                if len(buffer) > MAX_LINE_BYTES:
-                    raise BotProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
-                self._read_some(deadline)
-                continue
-            line = bytes(buffer[:end])
-            del buffer[: end + 1]
-            if self._debug:
-                LOG.debug("%s >> %s", self.name, line[:2000].decode("utf-8", "replace"))
-            try:
-                message = _loads(line)
-            except ValueError:
-                if not line.strip():
-                    if time.monotonic() > deadline:  # endless blank lines end too
-                        raise BotTimeout("no answer before the deadline") from None
-                    continue  # blank lines are ignored
-                message = None
-            if type(message) is dict and type(message.get("type")) is str:
+            line = self._next_line(deadline)
+            message = _parse(line)
+            if message is not None:
                 return message
+            if not line.strip():
+                if time.monotonic() > deadline:  # endless blank lines end too
+                    raise BotTimeout("no answer before the deadline") from None
+                continue  # blank lines are ignored
             try:
                 return protocol.decode(line)  # raises with the precise reason
             except protocol.ProtocolError as error:
                 raise BotProtocolError(str(error)) from None
+
+    def _next_line(self, deadline: float) -> bytes:
+        """The next line the bot wrote (without its newline), read before `deadline`."""
+        buffer = self._buffer
+        while True:
+            end = buffer.find(b"\n")
+            if end >= 0:
+                break
+            if len(buffer) > MAX_LINE_BYTES:
+                raise BotProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
+            self._read_some(deadline)
+        line = bytes(buffer[:end])
+        del buffer[: end + 1]
+        if self._debug:
+            LOG.debug("%s >> %s", self.name, line[:2000].decode("utf-8", "replace"))
+        return line
 
     def _read_some(self, deadline: float) -> None:
         """Wait for output until the deadline and read what is there."""
