@@ -349,9 +349,14 @@ class BotProcess:
                 code = process.wait(timeout=0.05)
         if code is None:
             return what
-        note = self.sandbox.exit_note() if self.sandbox is not None else ""
-        if code < 0:
-            return f"{what}: killed by signal {-code}{note}"
+        by_signal = -code if code < 0 else None
         if code > 128 and self.sandbox is not None and self.sandbox.sandboxed:
-            return f"{what}: killed by signal {code - 128}{note}"  # as bubblewrap reports it
-        return f"{what}: exited with code {code}{note}"
+            by_signal = code - 128  # as bubblewrap reports it
+        ended = f"exited with code {code}" if by_signal is None else f"killed by signal {by_signal}"
+        # The kernel's memory-limit kill is a SIGKILL like any other: only the cgroup knows.
+        note = self.sandbox.exit_note() if self.sandbox is not None else ""
+        if note and by_signal == 9:
+            return f"{what}: {note}"
+        if note:
+            return f"{what}: {ended} after a process of it was {note}"
+        return f"{what}: {ended}"
