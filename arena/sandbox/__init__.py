@@ -3,13 +3,15 @@
 With bubblewrap (`bwrap`) available and working, every bot runs in its own
 sandbox (see `arena.sandbox.bwrap` for what it can see), as its own
 unprivileged uid when arena runs as root (`arena.sandbox.uids`), in its own
-memory cgroup where the machine offers one (`arena.sandbox.cgroup`), under
-rlimits (`Limits`), with a clean environment and in a new session. Without
+cgroup (memory, CPU share, process cap) where the machine offers one
+(`arena.sandbox.cgroup`), under rlimits (`Limits`), with a clean environment
+and in a new session. Without
 bubblewrap, arena falls back to rlimits, the cgroup and process-group clean-up,
 and says so once with a warning. `arena doctor` reports what is active.
 
 Settings (environment): ARENA_SANDBOX=auto|bwrap|none (bwrap: refuse to run a
-bot without it), ARENA_SANDBOX_UIDS=first-last, ARENA_SANDBOX_CGROUP=auto|off.
+bot without it), ARENA_SANDBOX_UIDS=first-last,
+ARENA_SANDBOX_CGROUP=auto|off|a comma list of memory,cpu,pids.
 """
 
 from __future__ import annotations
@@ -81,7 +83,7 @@ class Protections:
         return {
             "bubblewrap": {"active": self.bwrap is not None, "detail": self.bwrap_reason},
             "uid_per_bot": {"active": self.drop_uid, "detail": self.uid_reason},
-            "cgroup_memory": {"active": self.cgroup, "detail": self.cgroup_reason},
+            "cgroup": {"active": self.cgroup, "detail": self.cgroup_reason},
         }
 
 
@@ -94,7 +96,7 @@ def protections() -> Protections:
         uid_reason = f"arena runs as root: each bot runs as its own uid from {low}-{high}"
     else:
         uid_reason = f"arena runs as uid {os.geteuid()}: bots run as that user"
-    group, group_reason = cgroup.find_root()
+    group, group_reason = cgroup.status()
     mode = os.environ.get("ARENA_SANDBOX", "auto")
     path = shutil.which("bwrap")
     if mode == "none":
@@ -104,7 +106,7 @@ def protections() -> Protections:
     else:
         error = _probe(path, root)
         found, reason = (path, f"{path} works") if error is None else (None, error)
-    return Protections(found, reason, root, uid_reason, group is not None, group_reason)
+    return Protections(found, reason, root, uid_reason, group, group_reason)
 
 
 def _probe(path: str, drop_uid: bool) -> str | None:
@@ -217,7 +219,7 @@ class Sandboxed:
         self._init_pid = 0
         self._status_fd = -1
         self._slot: uids.UidSlot | None = None
-        self._cgroup: cgroup.MemoryCgroup | None = None
+        self._cgroup: cgroup.BotCgroup | None = None
         self._staged: Path | None = None
         _track(self)
 
@@ -237,10 +239,8 @@ class Sandboxed:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def exit_note(self) -> str:
-        """Extra words for a dead bot's crash detail (e.g. the memory limit)."""
-        if self._cgroup is not None and self._cgroup.oom_killed():
-            return " (killed at the memory limit)"
-        return ""
+        """Why the kernel ended the bot, where its exit status cannot say (memory limit), or ""."""
+        return self._cgroup.exit_note() if self._cgroup is not None else ""
 
     def kill(self) -> None:
         """Kill the sandbox, the bot and everything it started; free what it held. Idempotent."""
@@ -319,11 +319,13 @@ def launch(argv: Sequence[str], folder: Path, limits: Limits) -> Sandboxed:
         raise SandboxError(f"could not set the sandbox up: {error}") from error
 
 
-def _child_setup(limits: Limits, procs_file: str | None, uid: int | None) -> Callable[[], None]:
-    """What the child does between fork and exec: cgroup, rlimits, then the uid."""
+def _child_setup(
+    limits: Limits, procs_files: Sequence[str], uid: int | None
+) -> Callable[[], None]:
+    """What the child does between fork and exec: cgroups, rlimits, then the uid."""
 
     def setup() -> None:
-        if procs_file is not None:
+        for procs_file in procs_files:
             with open(procs_file, "w") as handle:
                 handle.write(str(os.getpid()))
         limits.apply()
@@ -337,7 +339,7 @@ def _child_setup(limits: Limits, procs_file: str | None, uid: int | None) -> Cal
 
 def _start_plain(argv: list[str], folder: Path, limits: Limits, use_cgroup: bool) -> Sandboxed:
     try:
-        group = cgroup.create(limits.memory_bytes) if use_cgroup else None
+        group = cgroup.create(limits) if use_cgroup else None
     except OSError as error:
         raise SandboxError(f"could not create the bot's cgroup: {error}") from error
     try:
@@ -352,7 +354,7 @@ def _start_plain(argv: list[str], folder: Path, limits: Limits, use_cgroup: bool
                 env=bot_environment(folder),
                 start_new_session=True,
                 close_fds=True,
-                preexec_fn=_child_setup(limits, group.procs_file if group else None, None),
+                preexec_fn=_child_setup(limits, group.procs_files if group else (), None),
             )
         )
     except BaseException:
@@ -377,19 +379,19 @@ def _start(
     slot = uids.acquire() if drop_uid else None
     uid = slot.uid if slot is not None else os.geteuid()
     source: Path | None = None
-    group: cgroup.MemoryCgroup | None = None
+    group: cgroup.BotCgroup | None = None
     status_r = status_w = ready_r = ready_w = -1
     box: Sandboxed | None = None
     try:
         source = _staging().acquire(folder, uid)
         inner, binds = bw.toolchain(argv, folder, uid)
-        group = cgroup.create(limits.memory_bytes) if use_cgroup else None
+        group = cgroup.create(limits) if use_cgroup else None
         status_r, status_w = os.pipe()
         ready_r, ready_w = os.pipe()
         if slot is not None:  # the start marker is written by the bot's uid through /proc
             os.fchown(ready_w, uid, uid)
         command = bw.command_line(bwrap, inner, folder, source, limits, binds, status_w, ready_w)
-        setup = _child_setup(limits, group.procs_file if group else None, uid if slot else None)
+        setup = _child_setup(limits, group.procs_files if group else (), uid if slot else None)
         process: subprocess.Popen[bytes] = _launcher().call(
             lambda: subprocess.Popen(
                 command,

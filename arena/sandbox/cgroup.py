@@ -1,10 +1,24 @@
-"""A memory cgroup per bot, where the machine lets arena create one.
+"""A cgroup per bot: a memory limit, a CPU share and a process cap it cannot escape.
 
-arena creates the bot's cgroup as a child of the cgroup it runs in (cgroup v1
-`memory` controller, or cgroup v2 when `memory` is delegated to it), sets the
-limit, moves the bot into it before exec, and at the end kills whatever is
-still in it and removes it. Children left by a killed arena are removed the next
-time the cgroup root is looked up.
+rlimits count per process or per uid, and the scheduler is fair per thread: a
+bot that starts hundreds of busy children, each in its own session, would take
+every core from the bots beside it. A cgroup holds the bot and everything it
+starts, whatever session or affinity they choose, so arena makes one per bot
+with three controllers, each where the machine lets it:
+
+- `memory`: the bot's memory, tmpfs pages included (the kernel kills it at the limit);
+- `cpu`: a CPU quota of `Limits.cpu_percent` of one core (CFS bandwidth) and the
+  same weight as one ordinary process, for the bot and all its processes together;
+- `pids`: at most `Limits.processes` processes and threads in the whole tree,
+  which also holds a bot running as root without bubblewrap.
+
+cgroup v1 has one hierarchy per controller, so a bot gets one directory in each;
+cgroup v2 has one hierarchy, so one directory. Each is a child of the cgroup arena
+runs in. The child process writes its pid into every `cgroup.procs` before exec;
+at the end whatever is still inside is killed and the directories are removed.
+Directories left by a killed arena are removed the next time the controllers are
+looked up. ARENA_SANDBOX_CGROUP=off turns all of this off; a comma list
+(`memory,pids`) uses only those controllers (the fairness benchmark turns `cpu` off).
 """
 
 from __future__ import annotations
@@ -18,77 +32,163 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.sandbox.limits import MIB, Limits
+
+#: The controllers a bot cgroup uses, in the order doctor reports them.
+CONTROLLERS = ("memory", "cpu", "pids")
+#: The CFS bandwidth period. Short, so a bot over its quota waits a few ms, not 100.
+CPU_PERIOD_US = 20_000
+#: v1 `cpu.shares` and v2 `cpu.weight` of every bot: the weight of one ordinary process.
+CPU_SHARES, CPU_WEIGHT = 1024, 100
+
 _COUNTER = itertools.count()
 
 
 @dataclass(frozen=True)
-class CgroupRoot:
-    """Where arena may create bot cgroups, and which cgroup version it is."""
+class Controller:
+    """Where bot cgroups of one controller are made (`path`), or why they cannot be."""
 
-    path: Path
+    name: str
+    path: Path | None
     version: int
-
-    def limit_files(self) -> tuple[str, str]:
-        """The memory and memory+swap limit files of this version."""
-        if self.version == 1:
-            return "memory.limit_in_bytes", "memory.memsw.limit_in_bytes"
-        return "memory.max", "memory.swap.max"
+    reason: str
 
 
-def _own_cgroup_v1() -> Path | None:
+@dataclass(frozen=True)
+class _Mount:
+    fstype: str
+    root: str
+    point: Path
+    options: frozenset[str]
+
+
+def _mounts() -> list[_Mount]:
+    found = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        parts = line.split()
+        sep = parts.index("-")
+        if parts[sep + 1] in ("cgroup", "cgroup2"):
+            options = frozenset(parts[sep + 3].split(","))
+            found.append(_Mount(parts[sep + 1], parts[3], Path(parts[4]), options))
+    return found
+
+
+def _own_cgroups() -> dict[str, str]:
+    """This process's cgroup per v1 controller, and under "" its v2 cgroup."""
+    own: dict[str, str] = {}
     for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _id, controllers, path = line.split(":", 2)
-        if "memory" in controllers.split(","):
-            for mount in Path("/proc/self/mountinfo").read_text().splitlines():
-                parts = mount.split()
-                sep = parts.index("-")
-                if parts[sep + 1] == "cgroup" and "memory" in parts[sep + 3].split(","):
-                    return Path(parts[4]) / path.lstrip("/")
-    return None
+        _id, names, path = line.split(":", 2)
+        for name in names.split(",") if names else [""]:
+            own[name] = path
+    return own
 
 
-def _own_cgroup_v2() -> Path | None:
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        if line.startswith("0::"):
-            base = Path("/sys/fs/cgroup")
-            candidate = base / line[3:].lstrip("/")
-            if (candidate / "cgroup.subtree_control").is_file():
-                controls = (candidate / "cgroup.subtree_control").read_text().split()
-                if "memory" in controls:
-                    return candidate
-    return None
+def _inside(mount: _Mount, path: str) -> Path:
+    """The directory of cgroup `path` under a mount whose root may be a sub-cgroup."""
+    root = mount.root.rstrip("/")
+    relative = path[len(root) :] if root and path.startswith(root) else path
+    return mount.point / relative.lstrip("/")
 
 
-@functools.cache
-def find_root() -> tuple[CgroupRoot | None, str]:
-    """The cgroup under which bot cgroups can be made, with a one-line reason either way."""
-    if os.environ.get("ARENA_SANDBOX_CGROUP", "auto") == "off":
-        return None, "turned off by ARENA_SANDBOX_CGROUP=off"
+def _locate(name: str, mounts: list[_Mount], own: dict[str, str]) -> tuple[Path, int] | str:
+    """arena's own cgroup for controller `name` and its version, or why there is none."""
+    for mount in mounts:
+        if mount.fstype == "cgroup" and name in mount.options and name in own:
+            return _inside(mount, own[name]), 1
+    unified = [m for m in mounts if m.fstype == "cgroup2"]
+    if not unified or "" not in own:
+        return f"no {name} controller on this machine (cgroup v1 or v2)"
+    path = _inside(unified[0], own[""])
     try:
-        v1 = _own_cgroup_v1()
-        v2 = None if v1 else _own_cgroup_v2()
-    except (OSError, ValueError, IndexError) as error:
-        return None, f"cannot read /proc/self/cgroup: {error}"
-    candidates = [CgroupRoot(v1, 1)] if v1 else [CgroupRoot(v2, 2)] if v2 else []
-    if not candidates:
-        return None, "no memory controller delegated to this process (cgroup v1 or v2)"
-    root = candidates[0]
-    probe = root.path / f"arena-probe-{os.getpid()}"
+        enabled = (path / "cgroup.subtree_control").read_text().split()
+    except OSError:
+        enabled = []
+    if name not in enabled:
+        return f"cgroup v2: {name} is not delegated to arena ({path}/cgroup.subtree_control)"
+    return path, 2
+
+
+#: The file and value that show a controller can be limited, per (controller, version).
+_PROBES = {
+    ("memory", 1): ("memory.limit_in_bytes", str(512 * MIB)),
+    ("memory", 2): ("memory.max", str(512 * MIB)),
+    ("cpu", 1): ("cpu.cfs_quota_us", str(CPU_PERIOD_US)),
+    ("cpu", 2): ("cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}"),
+    ("pids", 1): ("pids.max", "64"),
+    ("pids", 2): ("pids.max", "64"),
+}
+
+
+def _probe(name: str, path: Path, version: int) -> str | None:
+    """Make and remove a child with a limit set: None when it works, else why not."""
+    limit_file, value = _PROBES[name, version]
+    probe = path / f"arena-probe-{os.getpid()}-{name}"
     try:
         probe.mkdir()
-        limit_file = probe / root.limit_files()[0]
-        ok = limit_file.is_file()
-        if ok:
-            limit_file.write_text(str(512 * 1024 * 1024))
+        if not (probe / limit_file).is_file():
+            return f"{path} has no {limit_file}"
+        (probe / limit_file).write_text(value)
     except OSError as error:
-        return None, f"cannot create a child of {root.path}: {error.strerror}"
+        return f"cannot create a limited child of {path}: {error.strerror}"
     finally:
         with contextlib.suppress(OSError):
             probe.rmdir()
-    if not ok:
-        return None, f"{root.path} has no {root.limit_files()[0]}"
-    _sweep(root.path)
-    return root, f"cgroup v{root.version} memory controller at {root.path}"
+    return None
+
+
+def _wanted() -> tuple[set[str], str]:
+    """The controllers ARENA_SANDBOX_CGROUP lets arena use, and what to say of the others."""
+    setting = os.environ.get("ARENA_SANDBOX_CGROUP", "auto").strip()
+    if setting == "auto":
+        return set(CONTROLLERS), ""
+    if setting == "off":
+        return set(), "turned off by ARENA_SANDBOX_CGROUP=off"
+    return set(setting.split(",")), f"not in ARENA_SANDBOX_CGROUP={setting}"
+
+
+def _find(name: str, mounts: list[_Mount], own: dict[str, str], wanted: set[str]) -> Controller:
+    if name not in wanted:
+        return Controller(name, None, 0, _wanted()[1])
+    located = _locate(name, mounts, own)
+    if isinstance(located, str):
+        return Controller(name, None, 0, located)
+    path, version = located
+    why_not = _probe(name, path, version)
+    if why_not is not None:
+        return Controller(name, None, version, why_not)
+    return Controller(name, path, version, f"cgroup v{version} {name} controller at {path}")
+
+
+@functools.cache
+def controllers() -> tuple[Controller, ...]:
+    """Each controller of CONTROLLERS: where bot cgroups go, or why not (looked up once)."""
+    wanted, _why = _wanted()
+    try:
+        mounts, own = _mounts(), _own_cgroups()
+    except (OSError, ValueError, IndexError) as error:
+        reason = f"cannot read /proc/self/cgroup or mountinfo: {error}"
+        return tuple(Controller(name, None, 0, reason) for name in CONTROLLERS)
+    found = tuple(_find(name, mounts, own, wanted) for name in CONTROLLERS)
+    for path in {c.path for c in found if c.path is not None}:
+        _sweep(path)
+    return found
+
+
+def find_root(name: str = "memory") -> tuple[Controller | None, str]:
+    """The controller `name` when bots get it here, with a one-line reason either way."""
+    (found,) = [c for c in controllers() if c.name == name]
+    return (found if found.path is not None else None), found.reason
+
+
+def status() -> tuple[bool, str]:
+    """Whether bots get a cgroup at all, and which controllers it has (for Protections)."""
+    active = [c for c in controllers() if c.path is not None]
+    if not active:
+        return False, "; ".join(f"{c.name}: {c.reason}" for c in controllers())
+    missing = [c.name for c in controllers() if c.path is None]
+    versions = sorted({c.version for c in active})
+    text = f"{', '.join(c.name for c in active)} (cgroup v{'+v'.join(map(str, versions))})"
+    return True, text + (f"; no {', '.join(missing)}" if missing else "")
 
 
 def _sweep(path: Path) -> None:
@@ -104,42 +204,104 @@ def _sweep(path: Path) -> None:
 
 
 @dataclass
-class MemoryCgroup:
-    """One bot's cgroup: `procs_file` is written by the child before exec."""
+class BotCgroup:
+    """One bot's cgroup: a directory per hierarchy, each `cgroup.procs` written before exec."""
 
-    path: Path
-    procs_file: str
+    dirs: tuple[Path, ...]
+    memory: Path | None
+    memory_bytes: int
+
+    @property
+    def procs_files(self) -> tuple[str, ...]:
+        """The files the bot's first process writes its pid into."""
+        return tuple(str(path / "cgroup.procs") for path in self.dirs)
 
     def oom_killed(self) -> bool:
-        """True when the kernel killed a process of this cgroup for memory."""
+        """True when the kernel killed a process of this cgroup at the memory limit."""
+        if self.memory is None:
+            return False
         for name in ("memory.events", "memory.oom_control"):
             with contextlib.suppress(OSError):
-                for line in (self.path / name).read_text().splitlines():
+                for line in (self.memory / name).read_text().splitlines():
                     key, _, value = line.partition(" ")
                     if key == "oom_kill" and value.strip() not in ("", "0"):
                         return True
         return False
 
+    def exit_note(self) -> str:
+        """The documented end of a bot killed at the memory limit, or ""."""
+        if self.oom_killed():
+            return f"killed at the memory limit ({self.memory_bytes // MIB} MiB)"
+        return ""
+
     def remove(self) -> None:
-        """Kill what is still inside and remove the cgroup. Idempotent."""
-        _kill_and_remove(self.path)
+        """Kill what is still inside and remove every directory. Idempotent."""
+        for path in self.dirs:
+            _kill_and_remove(path)
 
 
-def create(memory_bytes: int) -> MemoryCgroup | None:
-    """A new cgroup with the memory limit, or None when the machine offers none."""
-    root, _reason = find_root()
-    if root is None:
+def cpu_quota_us(limits: Limits) -> int:
+    """The CFS quota per CPU_PERIOD_US for `limits.cpu_percent` (the kernel's least is 1 ms)."""
+    return max(1000, CPU_PERIOD_US * limits.cpu_percent // 100)
+
+
+def _settings(name: str, version: int, limits: Limits) -> list[tuple[str, str, bool]]:
+    """(file, value, required) to write for one controller; optional ones may be missing."""
+    quota = cpu_quota_us(limits)
+    memory = str(limits.memory_bytes)
+    table: dict[tuple[str, int], list[tuple[str, str, bool]]] = {
+        # No swap accounting on the machine: the memory+swap file is missing, nothing to cap.
+        ("memory", 1): [
+            ("memory.limit_in_bytes", memory, True),
+            ("memory.memsw.limit_in_bytes", memory, False),
+        ],
+        ("memory", 2): [("memory.max", memory, True), ("memory.swap.max", "0", False)],
+        ("cpu", 1): [
+            ("cpu.cfs_period_us", str(CPU_PERIOD_US), True),
+            ("cpu.cfs_quota_us", str(quota), True),
+            ("cpu.shares", str(CPU_SHARES), False),
+        ],
+        ("cpu", 2): [
+            ("cpu.max", f"{quota} {CPU_PERIOD_US}", True),
+            ("cpu.weight", str(CPU_WEIGHT), False),
+        ],
+        ("pids", 1): [("pids.max", str(limits.processes), True)],
+        ("pids", 2): [("pids.max", str(limits.processes), True)],
+    }
+    return table[name, version]
+
+
+def create(limits: Limits) -> BotCgroup | None:
+    """A new cgroup with the bot's limits; None where the machine has none, OSError on failure."""
+    active = [c for c in controllers() if c.path is not None]
+    if not active:
         return None
-    path = root.path / f"arena-{os.getpid()}-{next(_COUNTER)}"
-    path.mkdir()
-    limit, with_swap = root.limit_files()
-    (path / limit).write_text(str(memory_bytes))
-    with contextlib.suppress(OSError):  # no swap accounting: nothing more to cap
-        (path / with_swap).write_text(str(memory_bytes) if root.version == 1 else "0")
-    return MemoryCgroup(path, str(path / "cgroup.procs"))
+    name = f"arena-{os.getpid()}-{next(_COUNTER)}"
+    made: dict[Path, Path] = {}
+    try:
+        for controller in active:
+            assert controller.path is not None
+            path = made.get(controller.path)
+            if path is None:
+                path = made[controller.path] = controller.path / name
+                path.mkdir()
+            for file, value, required in _settings(controller.name, controller.version, limits):
+                try:
+                    (path / file).write_text(value)
+                except OSError:
+                    if required:
+                        raise
+    except BaseException:
+        BotCgroup(tuple(made.values()), None, 0).remove()
+        raise
+    memory = next((made[c.path] for c in active if c.name == "memory" and c.path), None)
+    return BotCgroup(tuple(made.values()), memory, limits.memory_bytes)
 
 
 def _kill_and_remove(path: Path) -> None:
+    """Kill every process in the cgroup until it is empty, then remove it."""
+    with contextlib.suppress(OSError):  # cgroup v2 on Linux 5.14+: the kernel kills them all
+        (path / "cgroup.kill").write_text("1")
     for _attempt in range(200):
         try:
             pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]

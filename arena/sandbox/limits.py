@@ -12,7 +12,7 @@ MIB = 1024 * 1024
 
 @dataclass(frozen=True)
 class Limits:
-    """Per-bot resource limits: rlimits, the cgroup memory limit and the size of /tmp.
+    """Per-bot resource limits: rlimits, the cgroup limits and the size of /tmp.
 
     The defaults let common runtimes (CPython, Node, the JVM) start: memory is
     capped by a cgroup where the machine offers one, while the address-space
@@ -22,7 +22,8 @@ class Limits:
 
     #: CPU seconds over the bot process's whole life (it may play many matches).
     cpu_seconds: int = 600
-    #: Processes and threads the bot may run at once (per sandbox uid when arena is root).
+    #: Processes and threads the bot may run at once: its whole tree by cgroup (pids.max)
+    #: where available, and by rlimit per sandbox uid when arena is root.
     processes: int = 256
     #: Largest file the bot may write (anywhere it can write: /tmp, /dev/shm).
     file_size_bytes: int = 64 * MIB
@@ -32,6 +33,9 @@ class Limits:
     address_space_bytes: int = 16 * 1024 * MIB
     #: Memory (resident + tmpfs pages) for the bot and its children, by cgroup when available.
     memory_bytes: int = 2048 * MIB
+    #: CPU the bot and all its processes may use together, in percent of one core
+    #: (cgroup CPU quota where available; 100 = one core, whatever affinity it sets).
+    cpu_percent: int = 100
     #: Size of each private tmpfs, /tmp and /dev/shm (bubblewrap only).
     tmp_bytes: int = 64 * MIB
 
@@ -71,6 +75,7 @@ class Limits:
 #: Tournament settings (`[limits]` in a tournament file) and the Limits field each sets.
 SETTING_UNITS = {
     "cpu_seconds": ("cpu_seconds", 1),
+    "cpu_percent": ("cpu_percent", 1),
     "processes": ("processes", 1),
     "open_files": ("open_files", 1),
     "memory_mb": ("memory_bytes", MIB),

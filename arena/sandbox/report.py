@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from arena.sandbox import Limits, protections, uids
+from arena.sandbox import Limits, cgroup, protections, uids
 
 
 def _read(path: str) -> str | None:
@@ -25,6 +25,52 @@ def _user_namespaces() -> tuple[bool, str]:
     if _read("/proc/sys/kernel/apparmor_restrict_unprivileged_userns") == "1":
         return False, "AppArmor restricts unprivileged user namespaces"
     return True, f"allowed (user.max_user_namespaces = {most})"
+
+
+#: What each cgroup controller does for bots when active, and what is lost without it.
+_CGROUP_EFFECT = {
+    "memory": (
+        "{memory} MiB (default) for a bot and all its processes; at the limit the kernel "
+        "kills it: crash, 'killed at the memory limit ({memory} MiB)'",
+        "memory is capped only by the address-space rlimit, per process",
+    ),
+    "cpu": (
+        "{cpu}% of one core (default) for a bot and all its processes, whatever sessions "
+        "or affinity they set (CFS quota {quota} us per {period} us, weighted as one process)",
+        "no CPU share: a bot that starts many busy processes can make the bots beside it "
+        "time out, in its match and in others on this machine",
+    ),
+    "pids": (
+        "{processes} processes and threads (default) for a bot's whole tree (pids.max)",
+        "processes are capped only by the per-uid rlimit, which does not hold root",
+    ),
+}
+
+
+def _cgroup_rows(limits: Limits) -> list[dict[str, Any]]:
+    """One row per cgroup controller: what it enforces here, or why it is missing."""
+    values = {
+        "memory": limits.memory_bytes // 2**20,
+        "cpu": limits.cpu_percent,
+        "quota": cgroup.cpu_quota_us(limits),
+        "period": cgroup.CPU_PERIOD_US,
+        "processes": limits.processes,
+    }
+    rows = []
+    for controller in cgroup.controllers():
+        active, missing = _CGROUP_EFFECT[controller.name]
+        if controller.path is not None:
+            detail = f"{controller.reason}: {active.format(**values)}"
+        else:
+            detail = f"{controller.reason}: {missing}"
+        rows.append(
+            {
+                "protection": f"cgroup {controller.name}",
+                "active": controller.path is not None,
+                "detail": detail,
+            }
+        )
+    return rows
 
 
 def report() -> list[dict[str, Any]]:
@@ -57,11 +103,7 @@ def report() -> list[dict[str, Any]]:
             if boxed
             else "needs bubblewrap: bots share the host's /tmp",
         },
-        {
-            "protection": "cgroup memory limit",
-            "active": found.cgroup,
-            "detail": found.cgroup_reason,
-        },
+        *_cgroup_rows(limits),
         {
             "protection": "rlimits",
             "active": True,
