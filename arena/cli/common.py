@@ -58,7 +58,8 @@ def print_rows(
     table = Table(title=text(title) if title else None, title_justify="left")
     for column in columns:
         numeric = all(isinstance(r.get(column), int | float) for r in rows)
-        table.add_column(text(column), justify="right" if numeric else "left")
+        # fold, never cut: all of a name or detail is shown
+        table.add_column(text(column), justify="right" if numeric else "left", overflow="fold")
     for row in rows:
         table.add_row(*[text(_cell(row.get(c))) for c in columns])
     out.print(table)

@@ -54,7 +54,9 @@ def print_result(result: MatchResult) -> None:
     title = text(f"{result.game} seed={result.seed} {variant}")
     table = Table(title=title, title_justify="left")
     for column in ("seat", "bot", "score", "rank", "status"):
-        table.add_column(column, justify="right" if column in ("seat", "score", "rank") else "left")
+        right = column in ("seat", "score", "rank")
+        # fold, never cut: all of a forfeit detail is shown
+        table.add_column(column, justify="right" if right else "left", overflow="fold")
     for s in result.seats:
         status = str(s.status) + (f": {s.detail}" if s.detail else "")
         score = "" if s.score is None else f"{s.score:g}"

@@ -1,10 +1,10 @@
 import json
 import sys
 
-HOSTILE = (
-    "mark[/]up [bold red]red[/bold red] [link=https://evil.example]link[/link]"
-    " \x1b[2J\x1b]0;title\x07 over\rwrite\x08 \u202eevil\u202c \u2066iso\u2069"
-)
+# Rich markup, ANSI escapes (clear screen, window title), CR, backspace, a bidi
+# override and a C1 CSI, as one JSON string; the tests read the same file.
+with open("hostile.json") as file:
+    HOSTILE = json.load(file)
 
 for line in sys.stdin:
     message = json.loads(line)
