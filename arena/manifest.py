@@ -16,8 +16,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import resources
+
 #: Where the bots shipped with arena live (the repository's top-level bots/).
-BUNDLED_BOTS = Path(__file__).resolve().parent.parent / "bots"
+BUNDLED_BOTS = resources.BUNDLED_BOTS
 BUILD_TIMEOUT_S = 120
 
 

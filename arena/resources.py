@@ -1,0 +1,24 @@
+"""Where arena's own files are: the bundled bots and the protocol pages (rules, schemas).
+
+In a checkout they are the repository's top-level `bots/` and `protocol/`; an
+installed wheel carries them as the data packages `arena.bundled_bots` and
+`arena.protocol_docs` (pyproject.toml maps the folders to those names).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGE = Path(__file__).resolve().parent
+
+
+def _folder(top_level: str, package_data: str) -> Path:
+    """The installed data package if there is one, else the checkout's folder."""
+    installed = _PACKAGE / package_data
+    return installed if installed.is_dir() else _PACKAGE.parent / top_level
+
+
+#: The bots shipped with arena (`random`, `first-legal`, one heuristic bot per game).
+BUNDLED_BOTS = _folder("bots", "bundled_bots")
+#: PROTOCOL.md, REPLAY.md, the rules pages in games/ and the JSON Schemas in schemas/.
+PROTOCOL_DOCS = _folder("protocol", "protocol_docs")
