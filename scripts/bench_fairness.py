@@ -1,102 +1,215 @@
-"""Benchmark: does a CPU-burning bot in one match slow a polite bot in another down?
+"""Benchmark: can a CPU-starving bot make polite bots time out, in its match or beside it?
 
-Run: .venv/bin/python scripts/bench_fairness.py [--matches 20] [--deadline 0.2]
+Run: .venv/bin/python scripts/bench_fairness.py [--decisions 10000] [--rounds 3] [--deadline 0.05]
 
-First a polite bot (tests/bots/polite, answers at once) plays `--matches` Take That
-matches against itself, alone on the machine, and the latency of each of its
-decisions is recorded (request written to answer read, as the referee measures it).
-Then the same matches are played again while a second process plays matches with
-tests/bots/cpu_hog, which keeps four processes spinning on the CPU all the time.
-Printed: decision latency p50 / p99 / max and the number of timeouts in each case.
+Two worker processes play Take That matches back to back, as a tournament with
+`--workers 2` does. Worker A plays tests/bots/starver (up to 300 busy children,
+each in its own session and pinned to every core) against tests/bots/polite
+(answers at once); worker B plays polite against polite beside it. Each condition
+runs until the polite bots have made `--decisions` decisions:
+
+- alone: both workers play polite against polite (the baseline);
+- starver: the starver in worker A, every cgroup controller on (arena's default);
+- starver, no cpu cgroup: the same with ARENA_SANDBOX_CGROUP=memory,pids, i.e.
+  the CPU controller turned off, to show what it does.
+
+The conditions are interleaved round by round. Printed per condition: timeouts of
+polite seats (the goal is 0) and of the starver, the polite decision latency
+p50 / p99 / max (request written to answer read, as the referee measures it; a
+timed-out decision counts as the deadline), wall time and the CPU time the whole
+machine spent busy meanwhile (from /proc/stat: the processes of a killed sandbox are
+never reaped by arena, so rusage cannot count the starver's children; other work
+on the machine counts too), as the median and min..max over the rounds. The load
+average is printed with each round, since other work on the machine changes the
+figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import multiprocessing.synchronize
 import os
 import statistics
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.match import MatchSpec, SeatStatus, run_match  # noqa: E402
+from arena.match import BotRef, MatchSpec, SeatStatus, run_match  # noqa: E402
 from arena.players.pool import BotPool  # noqa: E402
-from arena.sandbox import protections  # noqa: E402
+from arena.sandbox import cgroup, protections  # noqa: E402
 from tests.helpers import bot_ref_for  # noqa: E402
 
-
-def polite_latencies(matches: int, deadline: float) -> tuple[list[float], int]:
-    """Decision latencies (ms) of the polite bot over `matches` matches, and its timeouts."""
-    polite = bot_ref_for("polite")
-    pool = BotPool(reuse=True)
-    latencies: list[float] = []
-    timeouts = 0
-    try:
-        for number in range(matches):
-            spec = MatchSpec(
-                f"polite-{number}", "take-that", number, (polite, polite), decision_timeout=deadline
-            )
-            result = run_match(spec, pool)
-            timeouts += sum(s.status is SeatStatus.TIMEOUT for s in result.seats)
-            assert result.replay is not None
-            latencies += [e["ms"] for e in result.replay["events"] if "seat" in e and "by" not in e]
-    finally:
-        pool.close()
-    return latencies, timeouts
+#: condition name -> (worker A's bots, ARENA_SANDBOX_CGROUP)
+CONDITIONS = {
+    "alone": (("polite", "polite"), "auto"),
+    "starver": (("starver", "polite"), "auto"),
+    "starver, no cpu cgroup": (("starver", "polite"), "memory,pids"),
+}
 
 
-def neighbour(
-    stop: multiprocessing.synchronize.Event, ready: multiprocessing.synchronize.Event
+@dataclass
+class Tally:
+    """What one worker (or one condition, summed) saw of the polite and starving seats."""
+
+    latencies: list[float] = field(default_factory=list)
+    polite_timeouts: int = 0
+    starver_timeouts: int = 0
+    matches: int = 0
+
+    def add(self, other: Tally) -> None:
+        self.latencies += other.latencies
+        self.polite_timeouts += other.polite_timeouts
+        self.starver_timeouts += other.starver_timeouts
+        self.matches += other.matches
+
+
+def _count(result: Any, names: tuple[str, ...], deadline_ms: float, tally: Tally) -> int:
+    """Add one match's polite decisions to `tally`; returns how many there were."""
+    assert result.replay is not None
+    before = len(tally.latencies)
+    for seat, name in enumerate(names):
+        if name != "polite":
+            tally.starver_timeouts += result.seats[seat].status is SeatStatus.TIMEOUT
+            continue
+        events = [e for e in result.replay["events"] if e.get("seat") == seat]
+        tally.latencies += [e["ms"] for e in events if "by" not in e]
+        if result.seats[seat].status is SeatStatus.TIMEOUT:
+            tally.polite_timeouts += 1
+            tally.latencies.append(deadline_ms)  # the decision that timed out took at least this
+    return len(tally.latencies) - before
+
+
+def worker(
+    label: str,
+    names: tuple[str, ...],
+    setting: str,
+    deadline: float,
+    target: int,
+    done: Any,
+    results: Any,
 ) -> None:
-    """Play cpu_hog matches back to back until told to stop."""
-    hog, polite = bot_ref_for("cpu_hog"), bot_ref_for("polite")
+    """Play `names` matches until the polite decisions of all workers reach `target`."""
+    os.environ["ARENA_SANDBOX_CGROUP"] = setting
+    cgroup.controllers.cache_clear()  # forked: look the controllers up again for `setting`
+    refs: tuple[BotRef, ...] = tuple(bot_ref_for(name) for name in names)
     pool = BotPool(reuse=True)
+    tally = Tally()
     number = 0
     try:
-        while not stop.is_set():
-            run_match(MatchSpec(f"hog-{number}", "take-that", number, (hog, polite)), pool)
+        while done.value < target:
+            seats = refs if number % 2 == 0 else refs[::-1]  # both seat orders
+            order = names if number % 2 == 0 else names[::-1]
+            spec = MatchSpec(
+                f"{label}-{number}", "take-that", number, seats, decision_timeout=deadline
+            )
+            added = _count(run_match(spec, pool), order, deadline * 1000, tally)
+            tally.matches += 1
             number += 1
-            ready.set()
+            with done.get_lock():
+                done.value += added
     finally:
         pool.close()
+    results.put(tally)
 
 
-def show(label: str, latencies: list[float], timeouts: int) -> None:
-    ordered = sorted(latencies)
-    p99 = ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
-    print(
-        f"{label:28} decisions {len(ordered):5}  p50 {statistics.median(ordered):6.2f} ms  "
-        f"p99 {p99:6.2f} ms  max {ordered[-1]:7.2f} ms  timeouts {timeouts}"
+@dataclass
+class Figures:
+    """One condition in one round."""
+
+    decisions: int
+    polite_timeouts: int
+    starver_timeouts: int
+    p50: float
+    p99: float
+    max: float
+    wall: float
+    cpu: float
+
+
+def machine_cpu_seconds() -> float:
+    """CPU time all cores of the machine have spent busy since boot."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields[:8]
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def run_condition(name: str, deadline: float, target: int) -> Figures:
+    """Run both workers for one condition; their figures, wall and machine CPU time."""
+    bots, setting = CONDITIONS[name]
+    context = multiprocessing.get_context("fork")
+    done = context.Value("q", 0)
+    results = context.Queue()
+    workers = [
+        context.Process(
+            target=worker, args=(f"a{i}", names, setting, deadline, target, done, results)
+        )
+        for i, names in enumerate((bots, ("polite", "polite")))
+    ]
+    cpu_before, began = machine_cpu_seconds(), time.monotonic()
+    for process in workers:
+        process.start()
+    total = Tally()
+    for _process in workers:
+        total.add(results.get())
+    for process in workers:
+        process.join()
+    wall, cpu = time.monotonic() - began, machine_cpu_seconds() - cpu_before
+    ordered = sorted(total.latencies)
+    return Figures(
+        len(ordered),
+        total.polite_timeouts,
+        total.starver_timeouts,
+        statistics.median(ordered),
+        ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))],
+        ordered[-1],
+        wall,
+        cpu,
     )
 
 
+def spread(values: list[float], unit: str = "", digits: int = 1) -> str:
+    """Median and min..max, e.g. '0.1 (0.1..0.2) ms'."""
+    fmt = f"{{:.{digits}f}}"
+    middle, low, high = statistics.median(values), min(values), max(values)
+    return f"{fmt.format(middle)} ({fmt.format(low)}..{fmt.format(high)}){unit}"
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", type=int, default=20)
-    parser.add_argument("--deadline", type=float, default=0.2, help="decision deadline (s)")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--decisions", type=int, default=10_000, help="polite decisions per run")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--deadline", type=float, default=0.05, help="decision deadline (s)")
     args = parser.parse_args()
     found = protections()
     print(
         f"{os.cpu_count()} cores; bots {'in bubblewrap' if found.bwrap else 'NOT sandboxed'}; "
-        f"deadline {args.deadline * 1000:.0f} ms; {args.matches} matches of polite vs polite"
+        f"cgroup: {found.cgroup_reason}; deadline {args.deadline * 1000:.0f} ms; "
+        f">= {args.decisions} polite decisions per run; 2 workers; {args.rounds} rounds"
     )
-    show("alone", *polite_latencies(args.matches, args.deadline))
-    context = multiprocessing.get_context("fork")
-    stop, ready = context.Event(), context.Event()
-    busy = context.Process(target=neighbour, args=(stop, ready))
-    busy.start()
-    ready.wait(30)
-    began = time.monotonic()
-    try:
-        show("with a cpu_hog neighbour", *polite_latencies(args.matches, args.deadline))
-    finally:
-        stop.set()
-        busy.join(30)
-    print(f"(neighbour busy for {time.monotonic() - began:.1f} s)")
+    figures: dict[str, list[Figures]] = {name: [] for name in CONDITIONS}
+    for number in range(args.rounds):
+        for name in CONDITIONS:
+            figures[name].append(run_condition(name, args.deadline, args.decisions))
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"round {number + 1} done; load average {load}", flush=True)
+    print("median (min..max) over rounds:")
+    for name, runs in figures.items():
+        print(
+            f"{name:24} decisions {spread([f.decisions for f in runs], digits=0)}  "
+            f"polite timeouts {spread([f.polite_timeouts for f in runs], digits=0)}  "
+            f"starver timeouts {spread([f.starver_timeouts for f in runs], digits=0)}\n"
+            f"{'':24} p50 {spread([f.p50 for f in runs], ' ms', 2)}  "
+            f"p99 {spread([f.p99 for f in runs], ' ms', 2)}  "
+            f"max {spread([f.max for f in runs], ' ms')}\n"
+            f"{'':24} wall {spread([f.wall for f in runs], ' s')}  "
+            f"machine CPU busy {spread([f.cpu for f in runs], ' s')}"
+        )
 
 
 if __name__ == "__main__":
