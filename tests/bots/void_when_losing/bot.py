@@ -7,8 +7,8 @@ DEPTH = 300  # deeper than orjson encodes (254), shallower than it decodes (1024
 def behind(observation):
     """Take That: more minus cards taken than some opponent means losing."""
     me = observation["seat"]
-    taken = [len(seen) + unseen for seen, unseen in
-             zip(observation["minus_seen"], observation["minus_unseen"])]
+    seen, unseen = observation["minus_seen"], observation["minus_unseen"]
+    taken = [len(cards) + hidden for cards, hidden in zip(seen, unseen, strict=True)]
     return taken[me] > min(taken)
 
 
@@ -20,12 +20,10 @@ for line in sys.stdin:
         matches += 1
         print(json.dumps({"type": "ready"}), flush=True)
     elif message["type"] == "decide":
-        decision = message["legal"][0]
+        decision = json.dumps(message["legal"][0])
         if matches > 1 and behind(message["observation"]):
             decision = "[" * DEPTH + "]" * DEPTH
-            line = '{"type": "decision", "id": %d, "decision": %s}' % (message["id"], decision)
-            print(line, flush=True)
-            continue
-        print(json.dumps({"type": "decision", "id": message["id"], "decision": decision}), flush=True)
+        answer = f'{{"type": "decision", "id": {message["id"]}, "decision": {decision}}}'
+        print(answer, flush=True)
     elif message["type"] == "quit":
         break
