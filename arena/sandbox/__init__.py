@@ -238,6 +238,11 @@ class Sandboxed:
             return 0.0
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    @property
+    def cgroup_dirs(self) -> tuple[Path, ...]:
+        """The bot's cgroup directories, one per hierarchy (none without cgroups)."""
+        return self._cgroup.dirs if self._cgroup is not None else ()
+
     def exit_note(self) -> str:
         """Why the kernel ended the bot, where its exit status cannot say (memory limit), or ""."""
         return self._cgroup.exit_note() if self._cgroup is not None else ""

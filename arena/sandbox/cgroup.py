@@ -302,18 +302,31 @@ def _kill_and_remove(path: Path) -> None:
     """Kill every process in the cgroup until it is empty, then remove it."""
     with contextlib.suppress(OSError):  # cgroup v2 on Linux 5.14+: the kernel kills them all
         (path / "cgroup.kill").write_text("1")
+    killed: set[int] = set()
     for _attempt in range(200):
         try:
             pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
         except OSError:
-            return  # already gone
+            break  # already gone
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+        killed.update(pids)
         try:
             path.rmdir()
-            return
+            break
         except FileNotFoundError:
-            return
+            break
         except OSError:
             time.sleep(0.005)  # killed processes are still exiting
+    _reap_adopted(killed)
+
+
+def _reap_adopted(pids: set[int]) -> None:
+    """Reap the killed processes that were orphaned to arena (a subreaper once it ran bwrap).
+
+    They have all exited (the cgroup is empty), so this never waits.
+    """
+    for pid in pids:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)

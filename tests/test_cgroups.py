@@ -1,0 +1,226 @@
+"""The per-bot cgroup: memory limit, CPU share and process cap, with and without bubblewrap.
+
+The starver (tests/bots/starver) starts up to 300 busy children, each in its own
+session and allowed on every core; here its processes are read back from the
+cgroup files of the running bot. The files a cgroup gets are also checked for
+both cgroup versions on plain directories, since this machine has only one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import arena.sandbox as sandbox
+from arena.cli import app
+from arena.match import MatchStatus, SeatStatus, run_match
+from arena.players.process import BotProcess
+from arena.sandbox import MIB, Limits, Protections, cgroup
+from arena.sandbox.limits import from_settings
+from tests.helpers import TEST_BOTS, bot_ref_for, sandboxed
+from tests.test_match import descendants, spec
+from tests.test_sandbox import start_message
+
+STARVER_LIMITS = Limits(processes=32, cpu_percent=50, memory_bytes=256 * MIB)
+
+
+def active(name: str) -> bool:
+    """True when bots get controller `name` here."""
+    return cgroup.find_root(name)[0] is not None
+
+
+needs_cpu_and_pids = pytest.mark.skipif(
+    not (active("cpu") and active("pids")), reason="no cpu and pids cgroup controllers here"
+)
+needs_memory = pytest.mark.skipif(not active("memory"), reason="no memory cgroup here")
+
+
+@pytest.fixture(params=["bwrap", "none"])
+def sandbox_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the test inside bubblewrap and again with ARENA_SANDBOX=none (cgroups still on)."""
+    if request.param == "bwrap" and not sandboxed():
+        pytest.skip("bubblewrap is not available here")
+    if request.param == "none":
+        monkeypatch.setenv("ARENA_SANDBOX", "none")
+        found = sandbox.protections()
+        bare = Protections(None, "turned off", False, "", found.cgroup, found.cgroup_reason)
+        monkeypatch.setattr(sandbox, "protections", lambda: bare)
+    return str(request.param)
+
+
+def _dir_of(dirs: tuple[Path, ...], name: str) -> Path:
+    """The directory of controller `name` among a bot's cgroup directories."""
+    parent = cgroup.find_root(name)[0]
+    assert parent is not None and parent.path is not None
+    (found,) = [d for d in dirs if d.parent == parent.path]
+    return found
+
+
+def _procs(path: Path) -> set[int]:
+    return {int(p) for p in (path / "cgroup.procs").read_text().split()}
+
+
+def _session(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[3])
+
+
+def _ours(names: tuple[str, ...] = cgroup.CONTROLLERS) -> set[Path]:
+    """The bot cgroups this test process has now, in every hierarchy."""
+    found: set[Path] = set()
+    for controller in cgroup.controllers():
+        if controller.path is not None and controller.name in names:
+            found |= set(controller.path.glob(f"arena-{os.getpid()}-*"))
+    return found
+
+
+@needs_cpu_and_pids
+def test_starver_is_held_by_its_cgroup(sandbox_mode: str) -> None:
+    """Every process it starts, whatever its session, is counted and shares one CPU quota."""
+    bot = BotProcess("starver", bot_ref_for("starver").argv, TEST_BOTS / "starver", STARVER_LIMITS)
+    bot.spawn()
+    try:
+        bot.start_match(start_message(), time.monotonic() + 20)
+        assert bot.sandbox is not None
+        dirs = bot.sandbox.cgroup_dirs
+        cpu, pids = _dir_of(dirs, "cpu"), _dir_of(dirs, "pids")
+        version = cgroup.find_root("cpu")[0].version  # type: ignore[union-attr]
+        if version == 1:
+            quota = (cpu / "cpu.cfs_quota_us").read_text().split()
+            quota += (cpu / "cpu.cfs_period_us").read_text().split()
+        else:
+            quota = (cpu / "cpu.max").read_text().split()
+        assert quota == [str(cgroup.CPU_PERIOD_US // 2), str(cgroup.CPU_PERIOD_US)]  # 50 %
+        assert (pids / "pids.max").read_text().strip() == "32"
+        inside = _procs(pids)
+        assert _procs(cpu) == inside  # the same processes under both controllers
+        assert 20 < len(inside) <= 32
+        assert len({_session(pid) for pid in inside}) > 20  # the children left the session
+        children = [pid for pid in inside if len(os.sched_getaffinity(pid)) == os.cpu_count()]
+        assert len(children) > 20
+        answer = bot.decide({"type": "decide", "id": 1, "legal": [7]}, time.monotonic() + 20)
+        assert answer == 7  # it could not start all 300: the cap held
+        started = int(re.findall(r"started (\d+) of 300", bot.stderr_tail())[0])
+        assert 20 < started < 32
+    finally:
+        bot.close(grace=0)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in inside)
+    assert not any(path.exists() for path in dirs)
+
+
+@needs_cpu_and_pids
+def test_a_match_with_the_starver_leaves_nothing_behind(sandbox_mode: str) -> None:
+    polite, starver = bot_ref_for("polite"), bot_ref_for("starver")
+    before, cgroups_before = descendants(), _ours()
+    result = run_match(spec(polite, starver, timeout=1.0, limits=STARVER_LIMITS))
+    assert result.status is MatchStatus.NORMAL, result.error
+    assert [s.status for s in result.seats] == [SeatStatus.OK, SeatStatus.OK]
+    assert descendants() - before == set()
+    assert _ours() - cgroups_before == set()
+
+
+@needs_memory
+def test_a_bot_killed_at_the_memory_limit_says_so(sandbox_mode: str) -> None:
+    hog = bot_ref_for("memory_hog_c")
+    limits = Limits(memory_bytes=128 * MIB, address_space_bytes=1024 * MIB)
+    result = run_match(spec(bot_ref_for("polite"), hog, timeout=1.0, limits=limits))
+    seat = result.seats[1]
+    assert seat.status is SeatStatus.CRASH
+    assert seat.detail.endswith(": killed at the memory limit (128 MiB)"), seat.detail
+
+
+def test_doctor_reports_each_controller() -> None:
+    result = CliRunner().invoke(app, ["doctor", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {r["protection"]: r for r in json.loads(result.stdout)["protections"]}
+    for controller in cgroup.controllers():
+        row = rows[f"cgroup {controller.name}"]
+        assert row["active"] is (controller.path is not None)
+        assert row["detail"].startswith(controller.reason)
+
+
+@pytest.fixture
+def fresh_lookup() -> Iterator[None]:
+    """Look the controllers up again for this test's environment, and again after it."""
+    cgroup.controllers.cache_clear()
+    yield
+    cgroup.controllers.cache_clear()
+
+
+def test_a_controller_can_be_turned_off(
+    monkeypatch: pytest.MonkeyPatch, fresh_lookup: None
+) -> None:
+    monkeypatch.setenv("ARENA_SANDBOX_CGROUP", "memory,pids")
+    cpu, reason = cgroup.find_root("cpu")
+    assert cpu is None and reason == "not in ARENA_SANDBOX_CGROUP=memory,pids"
+    monkeypatch.setenv("ARENA_SANDBOX_CGROUP", "off")
+    cgroup.controllers.cache_clear()
+    assert cgroup.status() == (
+        False,
+        "; ".join(f"{n}: turned off by ARENA_SANDBOX_CGROUP=off" for n in cgroup.CONTROLLERS),
+    )
+    assert cgroup.create(Limits()) is None
+
+
+@pytest.mark.parametrize(
+    ("version", "expected"),
+    [
+        (
+            1,
+            {
+                "memory.limit_in_bytes": "268435456",
+                "memory.memsw.limit_in_bytes": "268435456",
+                "cpu.cfs_period_us": "20000",
+                "cpu.cfs_quota_us": "10000",
+                "cpu.shares": "1024",
+                "pids.max": "32",
+            },
+        ),
+        (
+            2,
+            {
+                "memory.max": "268435456",
+                "memory.swap.max": "0",
+                "cpu.max": "10000 20000",
+                "cpu.weight": "100",
+                "pids.max": "32",
+            },
+        ),
+    ],
+)
+def test_bot_cgroup_files_per_version(
+    version: int, expected: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v1: a directory per controller hierarchy; v2: one directory with every file."""
+    parents = {n: tmp_path / (n if version == 1 else "unified") for n in cgroup.CONTROLLERS}
+    for path in parents.values():
+        path.mkdir(exist_ok=True)
+    found = tuple(cgroup.Controller(n, p, version, "fake") for n, p in parents.items())
+    monkeypatch.setattr(cgroup, "controllers", lambda: found)
+    group = cgroup.create(STARVER_LIMITS)
+    assert group is not None
+    assert len(group.dirs) == (3 if version == 1 else 1)
+    assert group.procs_files == tuple(str(d / "cgroup.procs") for d in group.dirs)
+    written = {f.name: f.read_text() for d in group.dirs for f in d.iterdir()}
+    assert written == expected
+
+
+def test_v2_hierarchy_is_found_where_the_controller_is_delegated(tmp_path: Path) -> None:
+    mount = cgroup._Mount("cgroup2", "/", tmp_path, frozenset())
+    own = tmp_path / "arena.service"
+    own.mkdir()
+    (own / "cgroup.subtree_control").write_text("cpu memory\n")
+    assert cgroup._locate("cpu", [mount], {"": "/arena.service"}) == (own, 2)
+    missing = cgroup._locate("pids", [mount], {"": "/arena.service"})
+    assert missing == f"cgroup v2: pids is not delegated to arena ({own}/cgroup.subtree_control)"
+
+
+def test_a_tournament_may_lower_the_cpu_share() -> None:
+    assert from_settings({"cpu_percent": 50}).cpu_percent == 50
+    assert from_settings({"cpu_percent": 400}).cpu_percent == Limits().cpu_percent
