@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import dataclasses
 import functools
 import json
 import logging
@@ -39,7 +40,7 @@ from queue import SimpleQueue
 from typing import Any
 
 from arena.sandbox import bwrap as bw
-from arena.sandbox import cgroup, uids
+from arena.sandbox import cgroup, seccomp, uids
 from arena.sandbox.limits import MIB, Limits
 from arena.sandbox.uids import SandboxError
 
@@ -77,6 +78,8 @@ class Protections:
     uid_reason: str
     cgroup: bool
     cgroup_reason: str
+    seccomp: bool = False
+    seccomp_reason: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """For `arena doctor --json`."""
@@ -84,6 +87,7 @@ class Protections:
             "bubblewrap": {"active": self.bwrap is not None, "detail": self.bwrap_reason},
             "uid_per_bot": {"active": self.drop_uid, "detail": self.uid_reason},
             "cgroup": {"active": self.cgroup, "detail": self.cgroup_reason},
+            "seccomp": {"active": self.seccomp, "detail": self.seccomp_reason},
         }
 
 
@@ -99,23 +103,27 @@ def protections() -> Protections:
     group, group_reason = cgroup.status()
     mode = os.environ.get("ARENA_SANDBOX", "auto")
     path = shutil.which("bwrap")
+    filtered, filter_reason = seccomp.status()
     if mode == "none":
         found, reason = None, "turned off by ARENA_SANDBOX=none"
     elif path is None:
         found, reason = None, "bwrap is not installed (apt-get install bubblewrap)"
     else:
-        error = _probe(path, root)
+        error = _probe(path, root, filtered)
         found, reason = (path, f"{path} works") if error is None else (None, error)
-    return Protections(found, reason, root, uid_reason, group, group_reason)
+    if found is None:
+        filtered, filter_reason = False, "needs bubblewrap"
+    protected = Protections(found, reason, root, uid_reason, group, group_reason)
+    return dataclasses.replace(protected, seccomp=filtered, seccomp_reason=filter_reason)
 
 
-def _probe(path: str, drop_uid: bool) -> str | None:
+def _probe(path: str, drop_uid: bool, filtered: bool) -> str | None:
     """Start one trivial sandbox; None when it works, else why not."""
     try:
         folder = uids.runtime_dir() / "probe"  # an empty folder the bot's uid may read
         folder.mkdir(mode=0o755, exist_ok=True)
         command = ["/bin/sh", "-c", "exit 0"]
-        box = _start(command, folder, Limits(), path, drop_uid, use_cgroup=False)
+        box = _start(command, folder, Limits(), path, drop_uid, False, filtered)
     except (SandboxError, OSError) as error:
         return f"bwrap does not work here: {error}"
     code = box.process.wait(timeout=10)
@@ -201,7 +209,7 @@ def _launcher() -> _Launcher:
 def _staging() -> bw.Staging:
     global _STAGING
     if _STAGING is None or not _STAGING.base.name.endswith(f"-{os.getpid()}"):
-        _STAGING = bw.Staging(uids.runtime_dir())
+        _STAGING = bw.Staging(bw.staging_base(uids.runtime_dir()))
     return _STAGING
 
 
@@ -319,14 +327,14 @@ def launch(argv: Sequence[str], folder: Path, limits: Limits) -> Sandboxed:
         _warn_unconfined(found.bwrap_reason)
         return _start_plain(list(argv), folder, limits, found.cgroup)
     try:
-        return _start(list(argv), folder, limits, found.bwrap, found.drop_uid, found.cgroup)
+        return _start(
+            list(argv), folder, limits, found.bwrap, found.drop_uid, found.cgroup, found.seccomp
+        )
     except OSError as error:  # inside bubblewrap even a missing program is the bot's exit 127
         raise SandboxError(f"could not set the sandbox up: {error}") from error
 
 
-def _child_setup(
-    limits: Limits, procs_files: Sequence[str], uid: int | None
-) -> Callable[[], None]:
+def _child_setup(limits: Limits, procs_files: Sequence[str], uid: int | None) -> Callable[[], None]:
     """What the child does between fork and exec: cgroups, rlimits, then the uid."""
 
     def setup() -> None:
@@ -378,24 +386,29 @@ def _start(
     bwrap: str,
     drop_uid: bool,
     use_cgroup: bool,
+    filtered: bool,
 ) -> Sandboxed:
-    """Start `argv` under bubblewrap and wait until the sandbox is set up."""
+    """Start `argv` under bubblewrap (with the seccomp filter when `filtered`); wait until set up.
+
+    bubblewrap's options and the filter are handed over in memory files that it
+    reads and closes, so the bot inherits no descriptor but 0, 1 and 2.
+    """
     _become_subreaper()
     slot = uids.acquire() if drop_uid else None
     uid = slot.uid if slot is not None else os.geteuid()
     source: Path | None = None
     group: cgroup.BotCgroup | None = None
-    status_r = status_w = ready_r = ready_w = -1
+    status_r = status_w = args_fd = filter_fd = -1
     box: Sandboxed | None = None
     try:
-        source = _staging().acquire(folder, uid)
+        source = _staging().acquire(folder)
         inner, binds = bw.toolchain(argv, folder, uid)
         group = cgroup.create(limits) if use_cgroup else None
         status_r, status_w = os.pipe()
-        ready_r, ready_w = os.pipe()
-        if slot is not None:  # the start marker is written by the bot's uid through /proc
-            os.fchown(ready_w, uid, uid)
-        command = bw.command_line(bwrap, inner, folder, source, limits, binds, status_w, ready_w)
+        filter_fd = _memory_file(seccomp.program()) if filtered else -1
+        chosen = bw.options(source, limits, binds, status_w, filter_fd if filtered else None)
+        args_fd = _memory_file(b"".join(arg.encode() + b"\0" for arg in chosen))
+        command = bw.command_line(bwrap, bw.inside(inner, folder), args_fd)
         setup = _child_setup(limits, group.procs_files if group else (), uid if slot else None)
         process: subprocess.Popen[bytes] = _launcher().call(
             lambda: subprocess.Popen(
@@ -404,23 +417,24 @@ def _start(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
-                env=bot_environment(folder),
+                env=bot_environment(Path(bw.BOT_DIR)),
                 start_new_session=True,
                 close_fds=True,
-                pass_fds=(status_w, ready_w),
+                pass_fds=tuple(fd for fd in (status_w, args_fd, filter_fd) if fd >= 0),
                 preexec_fn=setup,
             )
         )
         box = Sandboxed(process)
         box.sandboxed, box.uid = True, uid
         box._slot, box._cgroup, box._status_fd = slot, group, status_r
-        box._staged = source if source != folder else None
+        box._staged, source = source, None
         slot = group = None
         status_r = -1
-        os.close(status_w)
-        os.close(ready_w)
-        status_w = ready_w = -1
-        _await_ready(box, ready_r)
+        for fd in (status_w, args_fd, filter_fd):  # bubblewrap has its own copies now
+            if fd >= 0:
+                os.close(fd)
+        status_w = args_fd = filter_fd = -1
+        _await_ready(box)
         return box
     except BaseException:
         if box is not None:
@@ -430,45 +444,47 @@ def _start(
                 group.remove()
             if slot is not None:
                 slot.release()
-            if source is not None and source != folder:
+            if source is not None:
                 _staging().release(source)
         raise
     finally:
-        for fd in (status_r, status_w, ready_r, ready_w):
+        for fd in (status_r, status_w, args_fd, filter_fd):
             if fd >= 0:
                 os.close(fd)
 
 
-def _await_ready(box: Sandboxed, ready_fd: int) -> None:
-    """Wait for the start marker; learn the sandbox's pid. SandboxError if it never comes.
+def _await_ready(box: Sandboxed) -> None:
+    """Wait for the start marker on stderr; learn the sandbox's pid. SandboxError if it fails.
 
     The pid is taken as soon as bubblewrap reports it, so that even a sandbox that
     fails or hangs during set-up is killed through its own init, not just bubblewrap.
+    stderr is read a byte at a time up to the marker, so that nothing the bot
+    writes after it is consumed here; what came before is bubblewrap's own.
     """
+    assert box.process.stderr is not None
+    err_fd = box.process.stderr.fileno()
     deadline = time.monotonic() + SETUP_TIMEOUT_S
-    status = b""
+    status = said = b""
     poller = select.poll()
-    poller.register(ready_fd, select.POLLIN)
+    poller.register(err_fd, select.POLLIN)
     poller.register(box._status_fd, select.POLLIN)
-    ready = False
-    while not ready or box._pidfd < 0:
+    while not said.endswith(bw.READY_MARKER) or box._pidfd < 0:
         left = deadline - time.monotonic()
         if left <= 0:
             raise SandboxError("bubblewrap did not set the sandbox up in time")
         for fd, _event in poller.poll(int(left * 1000) + 1):
-            chunk = os.read(fd, 4096)
+            chunk = os.read(fd, 4096 if fd == box._status_fd else 1)
+            if not chunk:
+                raise SandboxError(f"bubblewrap failed: {_said(box.process, said)}")
             if fd == box._status_fd:
                 status += chunk
-                if not chunk:
-                    raise SandboxError(f"bubblewrap failed: {_stderr_now(box.process)}")
                 if box._pidfd < 0 and b"\n" in status:
                     _learn_pid(box, status)
                     poller.unregister(fd)
-            elif chunk:
-                ready = True
-                poller.unregister(fd)
             else:
-                raise SandboxError(f"bubblewrap failed: {_stderr_now(box.process)}")
+                said = (said + chunk)[-4000:]
+                if said.endswith(bw.READY_MARKER):
+                    poller.unregister(fd)
 
 
 def _learn_pid(box: Sandboxed, status: bytes) -> None:
@@ -481,14 +497,20 @@ def _learn_pid(box: Sandboxed, status: bytes) -> None:
         raise SandboxError(f"bubblewrap gave no sandbox pid ({error})") from None
 
 
-def _stderr_now(process: subprocess.Popen[bytes]) -> str:
-    """What a failed bubblewrap said (it has exited, so this does not block)."""
+def _said(process: subprocess.Popen[bytes], said: bytes) -> str:
+    """What a failed bubblewrap said on stderr (read so far), or its exit code."""
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=2)
-    assert process.stderr is not None
-    os.set_blocking(process.stderr.fileno(), False)
+    return said.decode("utf-8", "replace").strip() or f"exit code {process.returncode}"
+
+
+def _memory_file(data: bytes) -> int:
+    """A descriptor of an in-memory file holding `data`, read from its start (for bubblewrap)."""
+    fd = os.memfd_create("arena-bwrap")
     try:
-        text = process.stderr.read(4000) or b""
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
     except OSError:
-        text = b""
-    return text.decode("utf-8", "replace").strip() or f"exit code {process.returncode}"
+        os.close(fd)
+        raise
+    return fd

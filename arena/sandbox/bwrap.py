@@ -1,11 +1,17 @@
 """The bubblewrap command line that confines a bot, and what the sandbox can see.
 
 Inside the sandbox a bot sees the system read-only (/usr, /etc and the /bin,
-/lib links), its own folder read-only at the same path (its working directory
-and HOME), a fresh /proc and /dev, and two private size-capped tmpfs, /tmp and
+/lib links), its own folder read-only at /bot (its working directory and
+HOME), a fresh /proc and /dev, and two private size-capped tmpfs, /tmp and
 /dev/shm, the only places it can write. It has no network, its own PID, IPC and
-UTS namespaces, no view of the arena home, the database, other bots' folders,
-the platform's environment or open files, and it starts in a new session.
+UTS namespaces, a seccomp filter (`arena.sandbox.seccomp`), no view of the
+arena home, the database, other bots' folders, the platform's environment or
+open files (only 0, 1 and 2 are open), and it starts in a new session.
+
+No host path reaches the bot: its folder is always a staged copy on a tmpfs
+(so /proc/self/mountinfo names only that copy, relative to the tmpfs), its
+argv names /bot, and bubblewrap reads its options from a pipe (`--args`), so
+/proc/1/cmdline (bubblewrap itself) shows none of the bind sources.
 """
 
 from __future__ import annotations
@@ -24,6 +30,10 @@ from arena.sandbox.limits import Limits
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 #: PATH inside the sandbox (also where an interpreter hidden from the bot's uid is looked up).
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
+#: Where the bot's folder is mounted inside the sandbox (its cwd and HOME).
+BOT_DIR = "/bot"
+#: What the start marker writes to stderr once the sandbox is set up, just before the bot runs.
+READY_MARKER = b"arena: sandbox ready\n"
 #: The namespace and hardening flags shared by every sandbox and by the probe.
 BASE_FLAGS = (
     "--unshare-user",
@@ -51,53 +61,48 @@ def system_binds() -> list[str]:
     return args
 
 
-def command_line(
-    bwrap: str,
-    argv: list[str],
-    folder: Path,
-    source: Path,
-    limits: Limits,
-    extra_binds: list[str],
-    status_fd: int,
-    ready_fd: int,
+def options(
+    source: Path, limits: Limits, extra_binds: list[str], status_fd: int, seccomp_fd: int | None
 ) -> list[str]:
-    """The whole argv: bwrap, its options, a tiny start marker, then the bot's command.
+    """bubblewrap's options (given through `--args`): namespaces, mounts, status, filter.
 
-    `source` is what is mounted at `folder` (the folder itself, or a staged copy).
-    `/bin/sh` writes one byte to `ready_fd` once the sandbox is set up and then
-    execs the bot, so a failure before that byte is the platform's, after it the bot's.
+    `source` is the staged copy of the bot's folder that is mounted at /bot.
     """
     tmp = str(limits.tmp_bytes)
+    filter_args = ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
     return [
-        bwrap,
         *BASE_FLAGS,
         *system_binds(),
         *extra_binds,
-        "--proc",
-        "/proc",
-        "--dev",
-        "/dev",
-        "--size",
-        tmp,
-        "--tmpfs",
-        "/tmp",
-        "--size",
-        tmp,
-        "--tmpfs",
-        "/dev/shm",
-        "--ro-bind",
-        str(source),
-        str(folder),
-        "--chdir",
-        str(folder),
-        "--json-status-fd",
-        str(status_fd),
-        "--",
-        "/bin/sh",
-        "-c",
-        f'printf . >/proc/self/fd/{ready_fd} && exec "$@"',
-        "arena-bot",
-        *argv,
+        *["--proc", "/proc", "--dev", "/dev"],
+        *["--size", tmp, "--tmpfs", "/tmp", "--size", tmp, "--tmpfs", "/dev/shm"],
+        *["--ro-bind", str(source), BOT_DIR, "--chdir", BOT_DIR],
+        *["--json-status-fd", str(status_fd)],
+        *filter_args,
+    ]
+
+
+def command_line(bwrap: str, argv: list[str], args_fd: int) -> list[str]:
+    """The argv: bwrap reading its options from `args_fd`, a start marker, the bot's command.
+
+    `/bin/sh` writes READY_MARKER to stderr once the sandbox is set up and then
+    execs the bot, so a failure before the marker is the platform's, after it
+    the bot's. The marker needs no extra descriptor, so the bot inherits none.
+    """
+    marker = READY_MARKER.decode().replace("\n", "\\n")
+    return [
+        bwrap,
+        *["--args", str(args_fd), "--"],
+        *["/bin/sh", "-c", f"printf '{marker}' >&2 && exec \"$@\"", "arena-bot", *argv],
+    ]
+
+
+def inside(argv: list[str], folder: Path) -> list[str]:
+    """`argv` with every path into the bot's folder rewritten to its mount point, /bot."""
+    root = str(folder)
+    return [
+        BOT_DIR + arg[len(root) :] if arg == root or arg.startswith(root + "/") else arg
+        for arg in argv
     ]
 
 
@@ -117,20 +122,6 @@ def _reachable(path: Path, uid: int) -> bool:
     except OSError:
         return False
     return _allows(final, uid, stat.S_IROTH, stat.S_IRUSR)
-
-
-def _readable_tree(folder: Path, uid: int) -> bool:
-    """True when `uid` can list every directory and read every file under `folder`."""
-    if uid == os.geteuid():
-        return True
-    for directory, _dirs, files in os.walk(folder):
-        if not _allows(os.stat(directory), uid, stat.S_IROTH | stat.S_IXOTH, stat.S_IRUSR):
-            return False
-        for name in files:
-            with contextlib.suppress(OSError):
-                if not _allows(os.stat(os.path.join(directory, name)), uid, stat.S_IROTH, 0o400):
-                    return False
-    return True
 
 
 def _allows(info: os.stat_result, uid: int, other: int, owner: int) -> bool:
@@ -172,18 +163,47 @@ def toolchain(argv: list[str], folder: Path, uid: int) -> tuple[list[str], list[
     return argv, []  # the bot will fail to start: its command is not available here
 
 
-# ----- staged copies of folders the bot's uid cannot reach ------------------------
-class Staging:
-    """Read-only copies of bot folders that live under a directory closed to the bot's uid.
+# ----- staged copies of bot folders ---------------------------------------------------
+def staging_base(fallback: Path) -> Path:
+    """Where staged copies go: a private folder on /dev/shm when that is a tmpfs, else `fallback`.
 
-    A stored bot under /root/.local/share/arena cannot be bound by bubblewrap
-    running as an unprivileged uid, so it is copied once per arena process into
-    the runtime directory (like IOI isolate's box) and the copy is mounted at the
-    folder's own path. Copies are reference-counted and removed with the last bot.
+    On a tmpfs of its own, a copy's bind mount shows in the bot's mountinfo only
+    as a path inside that tmpfs, which says nothing about the host's layout.
+    """
+    if _mount_type("/dev/shm") != "tmpfs":
+        return fallback
+    base = Path("/dev/shm") / f"arena-{os.geteuid()}"
+    with contextlib.suppress(FileExistsError):
+        base.mkdir(mode=0o711)
+    info = os.lstat(base)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        return fallback  # someone else's (or a link planted by another user): not ours to use
+    os.chmod(base, 0o711)
+    return base
+
+
+def _mount_type(point: str) -> str | None:
+    """The file-system type mounted exactly at `point`, from /proc/self/mountinfo."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            fields = line.split()
+            if len(fields) > 4 and fields[4] == point and " - " in line:
+                return line.split(" - ", 1)[1].split()[0]
+    return None
+
+
+class Staging:
+    """Read-only copies of bot folders, one per folder, shared by the bots running it.
+
+    Every bot runs from a copy (like IOI isolate's box), never from its folder:
+    a stored bot under /root/.local/share/arena cannot be bound by bubblewrap
+    running as an unprivileged uid, and a copy on a tmpfs keeps host paths out
+    of the sandbox. The copy is made readable (never writable) by every uid and
+    is reference-counted: the last bot of a folder removes it.
     """
 
     def __init__(self, base: Path):
-        """Copies go under `base` (root-owned, mode 0711)."""
+        """Copies go under `base` (mode 0711, owned by this user)."""
         self.base = base / f"stage-{os.getpid()}"
         self._lock = threading.Lock()
         self._users: dict[Path, int] = {}
@@ -192,10 +212,8 @@ class Staging:
                 if not Path(f"/proc/{int(stale.name[6:])}").exists():
                     shutil.rmtree(stale, ignore_errors=True)
 
-    def acquire(self, folder: Path, uid: int) -> Path:
-        """The path to mount for `folder`: itself when its uid can read it all, else a copy."""
-        if _reachable(folder, uid) and _readable_tree(folder, uid):
-            return folder
+    def acquire(self, folder: Path) -> Path:
+        """The path to mount at /bot for `folder`: its staged copy (made on first use)."""
         key = hashlib.sha256(str(folder).encode()).hexdigest()[:16]
         target = self.base / key
         with self._lock:

@@ -8,7 +8,12 @@ SYSTEM = {"/proc", "/sys", "/dev", "/usr", "/etc", "/bin", "/sbin", "/lib", "/li
 def attempt():
     here = os.getcwd()
     try:
-        siblings = [n for n in os.listdir(os.path.dirname(here)) if n != os.path.basename(here)]
+        parent = os.path.dirname(here)
+        siblings = [
+            n
+            for n in os.listdir(parent)
+            if n != os.path.basename(here) and os.path.join(parent, n) not in SYSTEM | {"/tmp"}
+        ]
     except OSError:
         siblings = []
     if siblings:
