@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import multiprocessing_logging
 import typer
+from rich.console import Console
 
 from arena.cli import bot, demo, doctor, games, leaderboard, play, replay, tournament
 from arena.cli.common import SETTINGS
@@ -39,15 +43,19 @@ def setup(
     """Run bots written in any language against each other at card games."""
     SETTINGS.home, SETTINGS.db = home, db
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
-    logging.basicConfig(
-        level=level,
-        format="%(name)s: %(message)s",
-        handlers=[SafeRichHandler(show_path=False, markup=False)],
-        force=True,
-    )
+    # Logs go to stderr: stdout carries only data (tables, --json).
+    handler = SafeRichHandler(show_path=False, markup=False, console=Console(stderr=True))
+    logging.basicConfig(level=level, format="%(name)s: %(message)s", force=True)
     # Worker processes log through a queue to this process, which alone writes the
-    # lines: one place, no interleaved half-lines from parallel matches.
-    multiprocessing_logging.install_mp_handler()
+    # lines: one place, no interleaved half-lines from parallel matches. The local pool
+    # forks its workers explicitly (arena.tournament.executors), so this works whatever
+    # the interpreter's default start method is (forkserver from Python 3.14 on), which
+    # `install_mp_handler()` would insist be fork; hence the handler is installed here.
+    relay = multiprocessing_logging.MultiProcessingHandler("arena-log-relay", sub_handler=handler)
+    # Records still unsent when arena exits are dropped rather than waited for: a
+    # closed stderr (`arena -vv ... 2>&1 | head`) must not hang the exit.
+    relay.queue.cancel_join_thread()
+    logging.getLogger().handlers = [relay]
 
 
 app.command("games")(games.list_games)
@@ -61,5 +69,12 @@ app.add_typer(replay.app, name="replay")
 
 
 def main() -> None:
-    """Console entry point."""
-    app()
+    """Console entry point; ends quietly when its output is closed (`arena ... | head`)."""
+    try:
+        app()
+    except BrokenPipeError:
+        # Python's advice for SIGPIPE: point stdout at /dev/null so that the flush at
+        # exit does not fail again, and exit as a process killed by SIGPIPE would.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(128 + signal.SIGPIPE)

@@ -90,3 +90,18 @@ class SafeRichHandler(RichHandler):
         """Render the message with markup off and control characters visible."""
         record.markup = False
         return super().render_message(record, visible(message, block=True))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Write the record; once the stream is closed (`arena -vv ... | head`), drop records.
+
+        An OSError must not escape: multiprocessing-logging's receiving thread would
+        stop, worker records would fill its pipe, and arena would hang at exit.
+        """
+        if self._closed_stream:
+            return
+        try:
+            super().emit(record)
+        except OSError:
+            self._closed_stream = True
+
+    _closed_stream = False

@@ -1,0 +1,82 @@
+"""The `arena` command as a process: closed output, start methods, streams."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ARENA = [sys.executable, "-m", "arena"]
+
+
+def env_for(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "ARENA_HOME": str(tmp_path / "home")}
+
+
+@pytest.mark.parametrize("stderr", ["joined", "separate"])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["-vv", "play", "take-that", "random", "random", "--seed", "3"],
+        ["-vv", "tournament", "run", "--game", "take-that", "--bots", "random,first-legal"],
+    ],
+)
+def test_arena_ends_when_its_output_is_closed(
+    tmp_path: Path, command: list[str], stderr: str
+) -> None:
+    """`arena -vv ... | head -3` used to hang forever in a thread writing to a full pipe."""
+    process = subprocess.Popen(
+        ARENA + command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT if stderr == "joined" else subprocess.PIPE,
+        env=env_for(tmp_path),
+    )
+    assert process.stdout is not None
+    if stderr == "separate":
+        assert process.stderr is not None
+        for _ in range(3):
+            process.stderr.readline()  # the log lines: then stop reading them too
+        process.stderr.close()
+    else:
+        for _ in range(3):
+            process.stdout.readline()
+    process.stdout.close()
+    try:
+        code = process.wait(timeout=120)
+    finally:
+        process.kill()
+    assert code in (0, 1, 141)  # ended: normally, or as a writer to a closed pipe ends
+
+
+def test_json_output_is_pure_json_even_with_warnings(tmp_path: Path) -> None:
+    """Warnings and logs go to stderr: stdout of --json parses whatever else is said."""
+    done = subprocess.run(
+        [*ARENA, "-v", "play", "take-that", "random", "random", "--seed", "4", "--json"],
+        capture_output=True,
+        env={**env_for(tmp_path), "ARENA_SANDBOX": "none"},  # forces the loud warning
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["seats"]
+    assert b"NOT SANDBOXED" in done.stderr
+
+
+def test_arena_runs_when_the_default_start_method_is_not_fork(tmp_path: Path) -> None:
+    """Python 3.14 makes forkserver the default on Linux; arena's pool forks explicitly."""
+    script = (
+        "import multiprocessing, sys; multiprocessing.set_start_method('forkserver'); "
+        "from arena.cli import main; sys.argv = ['arena'] + sys.argv[1:]; main()"
+    )
+    command = ["tournament", "run", "--game", "take-that", "--bots", "random,first-legal"]
+    done = subprocess.run(
+        [sys.executable, "-c", script, "-v", *command, "--rounds", "1", "--workers", "2", "--json"],
+        capture_output=True,
+        env=env_for(tmp_path),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert json.loads(done.stdout)
