@@ -10,6 +10,8 @@ import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from arena import seeds
+from arena.botfiles import read_folder
 from arena.games import VariantError, load_game
 from arena.manifest import BotFolderError, find_bot, prepare
 from arena.match import BotRef, MatchSpec
@@ -29,6 +31,9 @@ def parse_variant_pairs(pairs: Iterable[str]) -> dict[str, str]:
 def bot_ref(name_or_path: str, game_id: str) -> BotRef:
     """Find, check and prepare one bot for `game_id`."""
     manifest = find_bot(name_or_path)
+    # A folder runs in place: it is refused for what a submission would be refused
+    # for (links out of it, special files, size) before its bot starts.
+    read_folder(manifest.folder)
     if not manifest.plays(game_id):
         games = ", ".join(manifest.games)
         raise BotFolderError(f"bot {manifest.name} does not play {game_id} (it plays {games})")
@@ -36,7 +41,10 @@ def bot_ref(name_or_path: str, game_id: str) -> BotRef:
 
 
 def new_seed() -> int:
-    """A fresh random match seed (printed with the result, so any match can be replayed)."""
+    """A fresh random public match seed (printed with the result, so any match can be replayed).
+
+    It may be small: the deal is derived from it with the database's secret (arena.seeds).
+    """
     return secrets.randbelow(2**31)
 
 
@@ -49,8 +57,13 @@ def match_spec(
     decision_timeout: float = 1.0,
     startup_timeout: float = 10.0,
     match_id: str | None = None,
+    secret: bytes | None = None,
 ) -> MatchSpec:
-    """A checked spec for one match of `game_id` between `bots` (paths or bundled names)."""
+    """A checked spec for one match of `game_id` between `bots` (paths or bundled names).
+
+    With `secret` (the database's) the same `seed` gives the same match again;
+    without it the match runs on one-off keys that nobody can reproduce.
+    """
     game = load_game(game_id)
     game.spec.check_players(len(bots))
     resolved = game.spec.resolve_variant(variant)
@@ -58,6 +71,12 @@ def match_spec(
         raise VariantError("timeouts must be positive")
     seed = new_seed() if seed is None else seed
     refs = tuple(bot_ref(bot, game_id) for bot in bots)
+    instance = "play"
+    keys = (
+        seeds.derive(secret, seed, instance, len(refs))
+        if secret is not None
+        else seeds.one_off(seed, instance, len(refs))
+    )
     return MatchSpec(
         match_id=match_id or f"{game_id}-{seed}",
         game=game_id,
@@ -66,4 +85,5 @@ def match_spec(
         variant=resolved,
         decision_timeout=decision_timeout,
         startup_timeout=startup_timeout,
+        keys=keys,
     )

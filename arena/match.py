@@ -9,6 +9,9 @@ times out, answers garbage or an illegal decision is forfeited with that reason,
 a seeded fallback policy plays its remaining decisions so that the other seats
 finish a normal game, and a forfeited seat ranks last. A failure of arena
 itself voids the match (`MatchStatus.PLATFORM_ERROR`) and is never a bot's fault.
+
+A match runs on keyed seeds (arena.seeds.MatchKeys) that the coordinator derived
+from its secret: the public `seed` of a spec never reaches the referee or a bot.
 """
 
 from __future__ import annotations
@@ -17,12 +20,12 @@ import logging
 import random
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena import protocol
+from arena import protocol, seeds
 from arena.games import Decision, Game, Outcome, load_game
 from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess
@@ -30,7 +33,8 @@ from arena.sandbox import Limits
 
 LOG = logging.getLogger("arena.match")
 REPLAY_FORMAT = "arena-replay"
-REPLAY_VERSION = 1
+#: 2: the deal seed and each seat's fallback seed are recorded; seeds are keyed.
+REPLAY_VERSION = 2
 
 
 class SeatStatus(StrEnum):
@@ -76,7 +80,13 @@ class BotRef:
 
 @dataclass(frozen=True)
 class MatchSpec:
-    """Everything needed to play one match anywhere."""
+    """Everything needed to play one match anywhere.
+
+    `match_id` labels the match for people and logs (``t3-m17``) and `seed` is the
+    organiser's public seed; neither is given to a bot. The bots and the referee get
+    `keys`, derived with the database's secret (arena.seeds.derive). Without keys the
+    match runs on one-off keys (arena.seeds.one_off) and cannot be reproduced.
+    """
 
     match_id: str
     game: str
@@ -86,6 +96,7 @@ class MatchSpec:
     decision_timeout: float = 1.0
     startup_timeout: float = 10.0
     limits: Limits = field(default_factory=Limits)
+    keys: seeds.MatchKeys | None = None
 
 
 @dataclass
@@ -111,6 +122,7 @@ class MatchResult:
     game: str
     game_version: int
     variant: dict[str, Any]
+    #: The public seed of the spec (the one to pass again to reproduce the match).
     seed: int
     status: MatchStatus
     seats: list[SeatResult]
@@ -144,7 +156,7 @@ def final_ranks(outcome: Outcome, forfeited: list[bool], higher_is_better: bool)
 class _Seat:
     """A seat during a match: its bot process (until forfeited) and its fallback."""
 
-    def __init__(self, index: int, ref: BotRef, seed: int):
+    def __init__(self, index: int, ref: BotRef, keys: seeds.MatchKeys):
         self.index = index
         self.ref = ref
         self.bot: BotProcess | None = None
@@ -154,7 +166,8 @@ class _Seat:
         self.decisions = 0
         self.think = 0.0
         self.requests = 0
-        self.fallback = random.Random(protocol.derive_seed(seed, "fallback", index))
+        self.bot_seed = keys.bots[index]
+        self.fallback = random.Random(keys.fallbacks[index])
 
     def forfeit(self, status: SeatStatus, detail: str, pool: BotPool) -> None:
         LOG.info("seat %d (%s) forfeited: %s: %s", self.index, self.ref.name, status, detail)
@@ -168,14 +181,15 @@ class _Seat:
 def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None:
     """Start (or reuse) the seat's process and complete the start/ready handshake."""
     ref = seat.ref
+    assert spec.keys is not None  # run_match fills them in
     message = protocol.start_message(
-        match=spec.match_id,
+        match=spec.keys.match,
         game=spec.game,
         game_version=game.spec.version,
         variant=game.variant,
         players=game.players,
         seat=seat.index,
-        seed=protocol.derive_seed(spec.seed, "bot", seat.index),
+        seed=seat.bot_seed,
         decision_timeout_ms=int(spec.decision_timeout * 1000),
     )
     try:
@@ -242,6 +256,7 @@ def _play(spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool) -> lis
 def _finish(
     spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool
 ) -> tuple[Outcome, list[int]]:
+    assert spec.keys is not None  # run_match fills them in
     outcome = game.outcome()
     forfeited = [s.status is not SeatStatus.OK for s in seats]
     ranks = final_ranks(outcome, forfeited, game.spec.higher_score_wins)
@@ -250,7 +265,7 @@ def _finish(
         if seat.bot is None:
             continue
         message = protocol.end_message(
-            spec.match_id, seat.index, list(outcome.scores), ranks, statuses
+            spec.keys.match, seat.index, list(outcome.scores), ranks, statuses
         )
         healthy = True
         try:
@@ -266,11 +281,15 @@ def _finish(
 def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
     """Play one match to its end and return its result; never raises for a bot's fault."""
     began = time.monotonic()
+    if spec.keys is None:
+        spec = replace(spec, keys=seeds.one_off(spec.seed, spec.match_id, len(spec.seats)))
+    keys = spec.keys
+    assert keys is not None and len(keys.bots) == len(keys.fallbacks) == len(spec.seats)
     own_pool = pool is None
     pool = pool or BotPool(reuse=False)
     game_cls = load_game(spec.game)
-    game = game_cls.new(len(spec.seats), spec.seed, spec.variant)
-    seats = [_Seat(i, ref, spec.seed) for i, ref in enumerate(spec.seats)]
+    game = game_cls.new(len(spec.seats), keys.deal, spec.variant)
+    seats = [_Seat(i, ref, keys) for i, ref in enumerate(spec.seats)]
     result = MatchResult(
         match_id=spec.match_id,
         game=spec.game,
@@ -333,7 +352,13 @@ def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
 def make_replay(
     spec: MatchSpec, game: Game, result: MatchResult, events: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    """The self-contained replay document (format in protocol/REPLAY.md)."""
+    """The self-contained replay document (format in protocol/REPLAY.md).
+
+    It records the keyed seeds this match ran on (never the secret), so anyone can
+    check it and re-run it; they tell nothing about any other match.
+    """
+    assert spec.keys is not None
+    keys = spec.keys
     return {
         "format": REPLAY_FORMAT,
         "version": REPLAY_VERSION,
@@ -342,9 +367,15 @@ def make_replay(
         "game_version": game.spec.version,
         "variant": dict(game.variant),
         "seed": spec.seed,
+        "deal_seed": f"{keys.deal:064x}",
         "players": game.players,
         "seats": [
-            {"seat": s.seat, "bot": s.bot, "seed": protocol.derive_seed(spec.seed, "bot", s.seat)}
+            {
+                "seat": s.seat,
+                "bot": s.bot,
+                "seed": keys.bots[s.seat],
+                "fallback_seed": keys.fallbacks[s.seat],
+            }
             for s in result.seats
         ],
         "events": events,

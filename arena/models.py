@@ -121,3 +121,12 @@ class Rating(SQLModel, table=True):
     sigma: float
     matches: int = 0
     updated_at: datetime = Field(default_factory=now)
+
+
+class Secret(SQLModel, table=True):
+    """The database's secret key for match seeds (arena.seeds): one row, made once, never shown."""
+
+    id: int = Field(default=1, primary_key=True)
+    #: 32 random bytes as hex; never given to a bot, a worker or a report.
+    key: str
+    created_at: datetime = Field(default_factory=now)

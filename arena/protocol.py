@@ -7,7 +7,6 @@ This module knows nothing of processes or of any game's internals.
 
 from __future__ import annotations
 
-import hashlib
 import reprlib
 from typing import Any
 
@@ -43,16 +42,6 @@ def _clip(line: bytes, limit: int = 120) -> str:
     return text + ("..." if len(line) > limit else "")
 
 
-def derive_seed(match_seed: int, purpose: str, seat: int) -> int:
-    """A seed for one seat and purpose, derived from the match seed (stable across runs).
-
-    >>> derive_seed(7, "bot", 0) == derive_seed(7, "bot", 0) != derive_seed(7, "bot", 1)
-    True
-    """
-    digest = hashlib.sha256(f"arena:{purpose}:{match_seed}:{seat}".encode()).digest()
-    return int.from_bytes(digest[:6], "big")
-
-
 def start_message(
     *,
     match: str,
@@ -64,7 +53,11 @@ def start_message(
     seed: int,
     decision_timeout_ms: int,
 ) -> dict[str, Any]:
-    """The first message of a match to one seat; the bot answers `ready`."""
+    """The first message of a match to one seat; the bot answers `ready`.
+
+    `match` and `seed` must come from arena.seeds (an opaque id, a keyed seed): a bot
+    must not be able to compute anything hidden, such as the deal, from them.
+    """
     return {
         "type": "start",
         "protocol": PROTOCOL_VERSION,

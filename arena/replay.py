@@ -3,8 +3,10 @@
 A replay is self-contained JSON (format in protocol/REPLAY.md): the game, its
 variant and seed, the seats, every chance outcome (the full deal, every later
 shuffle) and every decision in order, and the outcome. Verification rebuilds the
-game from the recorded chance outcomes alone, so it never needs arena's random
-generator, and checks every decision and the final result.
+game from the recorded chance outcomes, checks every decision and the final
+result, and (version 2) that the recorded deal seed gives exactly those chance
+outcomes. A replay records the keyed seeds of its own match, never the database's
+secret: verifying needs no secret, and the seeds tell nothing about other matches.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ from typing import Any
 import orjson
 
 from arena.games import Game, GameError, load_game
-from arena.games.base import Outcome
+from arena.games.base import Decision, Outcome
 from arena.match import REPLAY_FORMAT, REPLAY_VERSION, final_ranks
+
+#: The replay versions this arena reads: 1 (before deal seeds were recorded) and 2.
+READABLE_VERSIONS = (1, REPLAY_VERSION)
 
 
 class ReplayError(ValueError):
@@ -39,8 +44,9 @@ def load(path: str | Path) -> dict[str, Any]:
         raise ReplayError(f"{path} is not a JSON replay ({error})") from None
     if not isinstance(data, dict) or data.get("format") != REPLAY_FORMAT:
         raise ReplayError(f"{path} is not an arena replay")
-    if data.get("version") != REPLAY_VERSION:
-        raise ReplayError(f"{path} has replay version {data.get('version')}, not {REPLAY_VERSION}")
+    if data.get("version") not in READABLE_VERSIONS:
+        known = " or ".join(map(str, READABLE_VERSIONS))
+        raise ReplayError(f"{path} has replay version {data.get('version')}, not {known}")
     for key in ("game", "game_version", "variant", "players", "seats", "events", "outcome"):
         if key not in data:
             raise ReplayError(f"{path} has no {key!r}")
@@ -60,9 +66,12 @@ def _new_game(replay: dict[str, Any]) -> Game:
 
 def walk(replay: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Game]]:
     """Yield each event with the game state right after it (decisions applied jointly)."""
-    game = _new_game(replay)
-    pending: dict[int, Any] = {}
-    for event in replay["events"]:
+    return _walk(_new_game(replay), replay["events"])
+
+
+def _walk(game: Game, events: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Game]]:
+    pending: dict[int, Decision] = {}
+    for event in events:
         if "seat" in event:
             pending[event["seat"]] = event["decision"]
             if set(pending) >= set(game.to_move()):
@@ -71,6 +80,31 @@ def walk(replay: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Game]]:
         yield event, game
     if pending:
         raise ReplayError("the replay ends in the middle of a joint decision")
+
+
+def _deal_seed(replay: dict[str, Any]) -> int | None:
+    """The recorded deal seed (64 hex digits), or None in a version 1 replay."""
+    text = replay.get("deal_seed")
+    if text is None and replay.get("version") == 1:
+        return None
+    if not isinstance(text, str) or len(text) != 64:
+        raise ReplayError("the replay's deal_seed is not 64 hex digits")
+    try:
+        return int(text, 16)
+    except ValueError:
+        raise ReplayError("the replay's deal_seed is not 64 hex digits") from None
+
+
+def _check_deal(replay: dict[str, Any]) -> None:
+    """The recorded chance outcomes must be the ones the recorded deal seed gives."""
+    seed = _deal_seed(replay)
+    if seed is None:
+        return
+    game = load_game(replay["game"]).new(replay["players"], seed, replay["variant"])
+    for _event in _walk(game, replay["events"]):
+        pass
+    if game.chance.log != [e for e in replay["events"] if "chance" in e]:
+        raise ReplayError("the recorded deal is not the one its deal_seed gives")
 
 
 def verify(replay: dict[str, Any]) -> Outcome:
@@ -82,6 +116,7 @@ def verify(replay: dict[str, Any]) -> Outcome:
         if not game.is_over():
             raise ReplayError("the replayed game is not over after the last decision")
         outcome = game.outcome()
+        _check_deal(replay)
     except GameError as error:
         raise ReplayError(f"the referee rejects the replay: {error}") from None
     recorded = replay["outcome"]

@@ -18,10 +18,11 @@ from typing import Any
 
 import platformdirs
 from sqlalchemy import Engine, event, func
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, col, create_engine, select
 
-from arena.models import Bot, BotVersion, Match, MatchSeat, Rating, Tournament, now
+from arena import seeds
+from arena.models import Bot, BotVersion, Match, MatchSeat, Rating, Secret, Tournament, now
 from arena.rating import Skill
 
 
@@ -131,6 +132,7 @@ class Store:
             else:
                 self.reader = self.writer = create_engine(url, pool_pre_ping=True)
             SQLModel.metadata.create_all(self.writer)
+            self._stored_secret()  # made with the database, so that copies of it share it
         except (SQLAlchemyError, ImportError, OSError) as error:
             raise StoreError(f"cannot open database {url}: {_first_line(error)}") from None
 
@@ -153,6 +155,35 @@ class Store:
                 yield session
         except OperationalError as error:
             raise StoreError(f"database error: {_first_line(error)}") from None
+
+    # ----- the secret key of match seeds ---------------------------------
+    def secret(self) -> bytes:
+        """The key this database's match seeds are derived with (arena.seeds).
+
+        ARENA_SECRET (hex) overrides the stored key, so that two databases can
+        reproduce each other's matches. StoreError when ARENA_SECRET is malformed.
+        """
+        try:
+            override = seeds.env_secret()
+        except seeds.SecretError as error:
+            raise StoreError(str(error)) from None
+        return override if override is not None else self._stored_secret()
+
+    def _stored_secret(self) -> bytes:
+        """The stored key, made on first use (of two processes racing, the first one's)."""
+        with self.read() as s:
+            row = s.get(Secret, 1)
+        if row is None:
+            try:
+                with self.write() as s:
+                    if s.get(Secret, 1) is None:
+                        s.add(Secret(key=seeds.new_secret().hex()))
+            except IntegrityError:
+                pass  # another process stored its key first: use that one
+            with self.read() as s:
+                row = s.get(Secret, 1)
+        assert row is not None
+        return seeds.parse_secret(row.key)
 
     # ----- bots -----------------------------------------------------------
     def bot_version_by_sha(self, name: str, sha256: str) -> BotVersion | None:

@@ -2,7 +2,8 @@
 
 Run: .venv/bin/python scripts/make_transcript.py [--check]
 
-Plays one real two-player Take That match (`rounds=1`, seed 7) with
+Plays one real two-player Take That match (`rounds=1`, seed 7, keyed with the
+example secret below: a real database's secret is random) with
 `arena.match.run_match` between two copies of the test bot tests/bots/polite,
 captures every protocol line (tests.helpers.run_and_capture) and keeps what seat 0 saw.
 The example is cut on purpose: the start/ready handshake, the first three
@@ -24,12 +25,15 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from arena import seeds  # noqa: E402
 from arena.match import MatchSpec, MatchStatus  # noqa: E402
 from tests.helpers import bot_ref_for, run_and_capture  # noqa: E402
 
 OUTPUT = ROOT / "protocol" / "examples" / "take-that-transcript.jsonl"
 SEAT0 = "polite-seat-0"
 DECISIONS_KEPT = 3
+#: A public secret, so that the example is the same on every machine.
+EXAMPLE_SECRET = bytes(range(32))
 
 
 def play() -> list[dict[str, Any]]:
@@ -45,6 +49,7 @@ def play() -> list[dict[str, Any]]:
         seed=7,
         seats=seats,
         variant={"rounds": 1},
+        keys=seeds.derive(EXAMPLE_SECRET, 7, "play", len(seats)),
     )
     result, lines = run_and_capture(spec)
     if result.status is not MatchStatus.NORMAL:

@@ -2,11 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from arena.match import BotRef
 from arena.sandbox import uids
 from tests.helpers import bot_ref_for
+
+#: The match-seed secret of every database in the tests (tests/test_secrecy.py unsets it).
+TEST_SECRET = "5e" * 32
+
+
+@pytest.fixture(scope="session", autouse=True)
+def shared_secret() -> Iterator[None]:
+    """Every database in a test run shares one secret, as with ARENA_SECRET in production.
+
+    Tests that compare runs in two databases (workers, executors, reused processes)
+    then compare the same matches; nothing reads or writes the user's arena home.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ARENA_SECRET", TEST_SECRET)
+        yield
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena import replay
+from arena import replay, seeds
 from arena.games import Outcome
 from arena.match import BotRef, MatchSpec, MatchStatus, SeatStatus, final_ranks, run_match
 from arena.players.process import STDERR_TAIL_BYTES
@@ -45,6 +45,7 @@ def spec(
         decision_timeout=timeout,
         startup_timeout=3.0,
         limits=limits or Limits(),
+        keys=seeds.derive(b"test" * 8, seed, "test", len(seats)),  # the same seed, the same match
     )
 
 

@@ -13,6 +13,7 @@ from arena.cli.safe import text
 from arena.games import GameError
 from arena.manifest import BotFolderError
 from arena.replay import ReplayError
+from arena.store import StoreError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -25,7 +26,7 @@ class UserError(ValueError):
     """Bad input from the command line: reported in one line, exit code 2."""
 
 
-EXPECTED = (UserError, GameError, BotFolderError, ReplayError)
+EXPECTED = (UserError, GameError, BotFolderError, ReplayError, StoreError)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

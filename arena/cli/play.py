@@ -9,9 +9,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena import lineup, replay
-from arena.cli.common import echo_json
-from arena.cli.errors import reports_errors
+from arena import lineup, replay, seeds
+from arena.cli.common import echo_json, open_store
+from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
 from arena.match import MatchResult, MatchStatus, run_match
 
@@ -72,13 +72,31 @@ def print_result(result: MatchResult) -> None:
             out.print(heading, text(tail, block=True), sep="\n")
 
 
+def match_secret() -> bytes:
+    """ARENA_SECRET, else the home database's secret: `--seed N` replays the same match."""
+    try:
+        override = seeds.env_secret()
+    except seeds.SecretError as error:
+        raise UserError(str(error)) from None
+    if override is not None:
+        return override  # no database needed
+    store = open_store()
+    try:
+        return store.secret()
+    finally:
+        store.close()
+
+
 @reports_errors
 def play(
     game: Annotated[str, typer.Argument(help="Game id, see `arena games`.")],
     bots: Annotated[
         list[str], typer.Argument(help="Bot folders or bundled bot names, one per seat.")
     ],
-    seed: Annotated[int | None, typer.Option(help="Match seed (default: a random one).")] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Match seed (default: a random one), keyed by the home's secret."),
+    ] = None,
     variant: Annotated[
         list[str] | None, typer.Option("--variant", help="KEY=VALUE, repeatable.")
     ] = None,
@@ -101,6 +119,7 @@ def play(
         variant=lineup.parse_variant_pairs(variant or []),
         decision_timeout=decision_timeout,
         startup_timeout=startup_timeout,
+        secret=match_secret(),
     )
     result = run_match(spec)
     if replay_file is not None and result.replay is not None:

@@ -4,15 +4,17 @@ Each format turns entrants, players per match, rounds and a seed into an ordered
 list of pairings. For card games every deal is played once per seat rotation
 (duplicate deals), so the luck of the deal cancels out: a pairing's `seed`
 fixes the deal and is shared by the rotations of one group and round.
+
+Pairing seeds are public (a function of the tournament seed): the deal a match
+runs on is derived from them with the database's secret (arena.seeds).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
-
-from arena.protocol import derive_seed
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,16 @@ class Pairing:
     number: int
     seats: tuple[int, ...]
     seed: int
+
+
+def pairing_seed(seed: int, index: int) -> int:
+    """The public seed of deal `index` of a tournament with seed `seed` (stable across runs).
+
+    >>> pairing_seed(7, 0) == pairing_seed(7, 0) != pairing_seed(7, 1)
+    True
+    """
+    digest = hashlib.sha256(f"arena:deal:{seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
 
 
 def rotations(group: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -38,7 +50,7 @@ def _schedule(groups: list[tuple[int, ...]], rounds: int, seed: int) -> list[Pai
     pairings: list[Pairing] = []
     for round_index in range(rounds):
         for group_index, group in enumerate(groups):
-            deal = derive_seed(seed, "deal", round_index * len(groups) + group_index)
+            deal = pairing_seed(seed, round_index * len(groups) + group_index)
             for seats in rotations(group):
                 pairings.append(Pairing(len(pairings), seats, deal))
     return pairings

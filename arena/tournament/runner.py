@@ -17,7 +17,7 @@ from pathlib import Path
 
 import orjson
 
-from arena import rating, registry
+from arena import rating, registry, seeds
 from arena.games import load_game
 from arena.match import (
     BotRef,
@@ -114,12 +114,20 @@ class _Suspensions:
         return False
 
 
-def _spec(tournament: Tournament, match: Match, refs: dict[int, BotRef]) -> MatchSpec:
+def _spec(
+    tournament: Tournament, match: Match, refs: dict[int, BotRef], secret: bytes
+) -> MatchSpec:
+    """The spec of one scheduled match, with its keys derived from the database's secret.
+
+    The keys depend on the public pairing seed and the match's number, not on the
+    tournament's id: the same tournament seed and secret give the same matches.
+    """
     settings = tournament.settings
     return MatchSpec(
         match_id=f"t{tournament.id}-m{match.number}",
         game=match.game,
         seed=match.seed,
+        keys=seeds.derive(secret, match.seed, f"m{match.number}", len(match.lineup)),
         seats=tuple(refs[v] for v in match.lineup),
         variant=dict(tournament.variant),
         decision_timeout=float(settings["decision_timeout"]),
@@ -184,6 +192,7 @@ def run(
     tournament = store.tournament(tournament_id)
     if tournament is None:
         raise ConfigError(f"no tournament {tournament_id}")
+    secret = store.secret()  # before anything starts: a malformed ARENA_SECRET stops here
     pending = store.matches(tournament_id, recorded=False)
     recorded = store.matches(tournament_id, recorded=True)
     total = len(pending) + len(recorded)
@@ -205,7 +214,7 @@ def run(
         pool = executor
     store.set_tournament_status(tournament_id, "running")
     try:
-        for match, result in _results(pool, tournament, pending, refs, suspensions):
+        for match, result in _results(pool, tournament, pending, refs, suspensions, secret):
             _record(store, tournament.game, match, result, suspensions.suspended)
             newly = _note(suspensions, match, result)
             if on_progress is not None:
@@ -264,6 +273,7 @@ def _results(
     pending: list[Match],
     refs: dict[int, BotRef],
     suspensions: _Suspensions,
+    secret: bytes,
 ) -> Iterator[tuple[Match, MatchResult | None]]:
     """Submit matches a few at a time and yield (match, result) in schedule order.
 
@@ -278,7 +288,7 @@ def _results(
             if any(v in suspensions.suspended for v in upcoming.lineup):
                 futures[submitted] = None
             else:
-                futures[submitted] = executor.submit(_spec(tournament, upcoming, refs))
+                futures[submitted] = executor.submit(_spec(tournament, upcoming, refs, secret))
             submitted += 1
         future = futures.pop(index)
         yield match, (future.result() if future is not None else None)
