@@ -16,15 +16,13 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import resources
+from arena import names, resources
+from arena.botfiles import BotFolderError as BotFolderError  # where it always was
+from arena.botfiles import read_manifest_bytes
 
 #: Where the bots shipped with arena live (the repository's top-level bots/).
 BUNDLED_BOTS = resources.BUNDLED_BOTS
 BUILD_TIMEOUT_S = 120
-
-
-class BotFolderError(ValueError):
-    """A bot folder that cannot be used: missing, no manifest, or a bad manifest."""
 
 
 @dataclass(frozen=True)
@@ -49,48 +47,73 @@ def _str_list(data: dict[str, object], key: str, path: Path) -> tuple[str, ...] 
         return None
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise BotFolderError(f"{path}: {key} must be a non-empty list of strings")
-    return tuple(str(v) for v in value)
+    if any("\0" in v for v in value):  # an argv item cannot hold a NUL byte
+        raise BotFolderError(f"{path}: {key} has a NUL character")
+    return tuple(value)
 
 
-def load_manifest(folder: str | Path) -> Manifest:
-    """Read and check `folder/bot.toml`; raises BotFolderError with a one-line reason."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise BotFolderError(f"no bot folder at {folder}")
-    path = folder / "bot.toml"
-    if not path.is_file():
-        raise BotFolderError(f"{folder} has no bot.toml manifest")
+def _toml(path: Path, data: bytes) -> dict[str, object]:
+    """The manifest's table; every way its bytes can be bad is a BotFolderError."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BotFolderError(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as error:
         raise BotFolderError(f"{path}: not valid TOML ({error})") from None
-    name = data.get("name")
+    except RecursionError:  # tomllib recurses once per level of nested arrays and tables
+        raise BotFolderError(f"{path}: not valid TOML (nested too deeply)") from None
+
+
+def parse_manifest(folder: Path, data: bytes) -> Manifest:
+    """Check the bytes of `folder/bot.toml`; raises BotFolderError with a one-line reason."""
+    path = folder / "bot.toml"
+    table = _toml(path, data)
+    name = table.get("name")
     if not isinstance(name, str) or not name.strip():
         raise BotFolderError(f"{path}: name must be a non-empty string")
-    command = _str_list(data, "command", path)
+    problem = names.name_problem(name.strip())
+    if problem:
+        raise BotFolderError(f"{path}: {problem}")
+    command = _str_list(table, "command", path)
     if command is None:
         raise BotFolderError(f"{path}: command (an argv list) is missing")
-    description = data.get("description", "")
+    description = table.get("description", "")
     return Manifest(
-        folder=folder.resolve(),
+        folder=folder,
         name=name.strip(),
         command=command,
-        games=_str_list(data, "games", path) or ("*",),
-        build=_str_list(data, "build", path),
+        games=_str_list(table, "games", path) or ("*",),
+        build=_str_list(table, "build", path),
         description=description if isinstance(description, str) else "",
     )
 
 
+def load_manifest(folder: str | Path) -> Manifest:
+    """Read and check `folder/bot.toml` (never through a link); BotFolderError if bad."""
+    folder = Path(folder).resolve()
+    return parse_manifest(folder, read_manifest_bytes(folder))
+
+
+def bundled_names() -> list[str]:
+    """The names of the bots shipped with arena (reserved for them)."""
+    return sorted(p.name for p in BUNDLED_BOTS.iterdir() if (p / "bot.toml").is_file())
+
+
+def is_bundled(manifest: Manifest) -> bool:
+    """True when `manifest` is a bundled bot's own folder, under its own name."""
+    return manifest.folder == (BUNDLED_BOTS / manifest.name).resolve()
+
+
 def find_bot(name_or_path: str) -> Manifest:
-    """A bot folder path, or the name of a bundled bot (`random`)."""
-    path = Path(name_or_path)
-    if path.is_dir():
-        return load_manifest(path)
-    bundled = BUNDLED_BOTS / name_or_path
-    if "/" not in name_or_path and bundled.is_dir():
-        return load_manifest(bundled)
-    known = ", ".join(sorted(p.name for p in BUNDLED_BOTS.iterdir() if (p / "bot.toml").is_file()))
-    raise BotFolderError(f"no bot folder {name_or_path!r} (bundled bots: {known})")
+    """A bot folder path (`./mybot`, see `names.is_path`), or a bundled bot's name (`random`)."""
+    if names.is_path(name_or_path):
+        return load_manifest(Path(name_or_path).expanduser())
+    if name_or_path in bundled_names():
+        return load_manifest(BUNDLED_BOTS / name_or_path)
+    raise BotFolderError(
+        f"no bundled bot {name_or_path!r} and no bot folder (a folder is written "
+        f"./{name_or_path}; bundled bots: {', '.join(bundled_names())})"
+    )
 
 
 @functools.cache

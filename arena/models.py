@@ -20,10 +20,14 @@ def now() -> datetime:
 
 
 class Bot(SQLModel, table=True):
-    """A bot name; its code lives in its versions."""
+    """A bot name; its code lives in its versions, which only its owner may add."""
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
+    #: Who registered the name: the submitting OS user (`arena.names`), "arena" for
+    #: the bundled bots. A database made before owners were kept gets the user who
+    #: first opens it with this arena (`Store`).
+    owner: str = Field(default="")
     created_at: datetime = Field(default_factory=now)
 
 

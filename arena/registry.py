@@ -1,59 +1,112 @@
-"""Submitting bots: validate a folder, smoke-test it, store an immutable content-addressed copy.
+"""Submitting bots: read a folder safely, check its name and owner, smoke-test, store a copy.
 
 A version is a copy of the bot folder under `<home>/bots/<sha256>/`, named by the
 sha256 of its files. Submitting changed code creates version n+1; submitting the
-same code again changes nothing.
+same code again changes nothing. The folder is read once (`arena.botfiles`:
+never through a link out of it, no special files, bounded in size), and that one
+reading is hashed, stored and smoke-tested, so what was checked is what runs. A
+name follows `arena.names`: the safe pattern, bundled names only for the bundled
+folders, and new versions only from the name's owner.
 """
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 import shutil
-from dataclasses import replace
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena import botfiles, names
+from arena.botfiles import BotFile
 from arena.games import all_games, load_game
-from arena.manifest import BotFolderError, Manifest, find_bot, load_manifest, prepare
+from arena.lineup import new_seed
+from arena.manifest import (
+    BotFolderError,
+    Manifest,
+    bundled_names,
+    find_bot,
+    is_bundled,
+    load_manifest,
+    parse_manifest,
+    prepare,
+)
 from arena.match import BotRef, MatchSpec, SeatStatus, run_match
 from arena.models import BotVersion
-from arena.store import Store
+from arena.store import NotOwnerError, Store
 
-#: Never part of a bot's identity: caches and what its build step produces.
-_IGNORED_DIRS = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache"}
-_IGNORED_SUFFIXES = (".pyc", ".pyo")
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A bot folder as read once: its manifest and the files that make its identity."""
+
+    manifest: Manifest
+    files: dict[tuple[str, ...], BotFile]
+
+    @property
+    def sha256(self) -> str:
+        """sha256 over the relative paths and contents of the bot's files."""
+        digest = hashlib.sha256()
+        for item in self.files.values():
+            digest.update(item.relative.encode() + b"\0")
+            digest.update(hashlib.sha256(item.data).digest())
+        return digest.hexdigest()
+
+
+def snapshot(folder: str | Path) -> Snapshot:
+    """Read a bot folder once (see `arena.botfiles`); BotFolderError for anything unsafe.
+
+    The manifest is parsed from the same bytes that are stored; what its build
+    step makes (the command's program, when there is a build) is left out.
+    """
+    folder = Path(folder).resolve()
+    files = botfiles.read_folder(folder)
+    toml = files.get(("bot.toml",))
+    if toml is None:
+        raise BotFolderError(f"{folder} has no bot.toml manifest")
+    manifest = parse_manifest(folder, toml.data)
+    if manifest.build:
+        built = Path(manifest.command[0])
+        files.pop(tuple(built.parts), None)
+    return Snapshot(manifest, files)
 
 
 def _files(manifest: Manifest) -> list[Path]:
-    built = manifest.folder / manifest.command[0] if manifest.build else None
-    files = []
-    for path in sorted(manifest.folder.rglob("*")):
-        relative = path.relative_to(manifest.folder)
-        if any(part in _IGNORED_DIRS for part in relative.parts):
-            continue
-        if path.is_file() and not path.name.endswith(_IGNORED_SUFFIXES) and path != built:
-            files.append(path)
-    return files
+    """The paths of the files a version's sha256 covers (for archives of stored versions)."""
+    return [manifest.folder.joinpath(*parts) for parts in snapshot(manifest.folder).files]
 
 
 def content_hash(manifest: Manifest) -> str:
     """sha256 over the relative paths and contents of the bot's files."""
-    digest = hashlib.sha256()
-    for path in _files(manifest):
-        digest.update(str(path.relative_to(manifest.folder)).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+    return snapshot(manifest.folder).sha256
 
 
-def _copy(manifest: Manifest, target: Path) -> None:
-    if target.exists():
+@contextmanager
+def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Path]:
+    """A folder with `files` that becomes `target` when the block ends without error.
+
+    On an error nothing is left in the home. When `target` exists already (the
+    same code under another name) it is used as it is.
+    """
+    if target.is_dir():
+        yield target
         return
-    partial = target.with_name(target.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
-    for path in _files(manifest):
-        destination = partial / path.relative_to(manifest.folder)
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, destination)
-    partial.rename(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkdtemp(prefix=f".{target.name[:12]}-", dir=target.parent))
+    try:
+        partial.chmod(0o755)  # a sandboxed bot's own uid reads its stored copy
+        botfiles.write_folder(files, partial)
+        yield partial
+        try:
+            partial.rename(target)
+        except OSError:
+            if not target.is_dir():  # another submission of the same code won the race
+                raise
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
 
 
 def smoke_games(manifest: Manifest) -> list[str]:
@@ -65,22 +118,30 @@ def smoke_games(manifest: Manifest) -> list[str]:
     return list(manifest.games)
 
 
-def smoke_test(manifest: Manifest, seed: int = 1) -> None:
+def smoke_spec(bot: BotRef, opponent: BotRef, game: str) -> tuple[MatchSpec, int]:
+    """One smoke match of `game` and the bot's seat in it.
+
+    It is an ordinary match, so that a bot cannot tell it apart and behave only
+    then: a fresh random seed and seat, a match id of the form `arena play` uses,
+    the default timeouts and limits (the bots are given keyed values anyway).
+    """
+    players = max(2, load_game(game).spec.min_players)
+    seat = secrets.randbelow(players)
+    seats = [opponent] * players
+    seats[seat] = bot
+    seed = new_seed()
+    spec = MatchSpec(match_id=f"{game}-{seed}", game=game, seed=seed, seats=tuple(seats))
+    return spec, seat
+
+
+def smoke_test(manifest: Manifest) -> None:
     """Play one match per declared game against `random`; BotFolderError if the bot forfeits."""
-    argv = tuple(prepare(manifest))
-    opponent = find_bot("random")
-    ref = BotRef(manifest.name, str(manifest.folder), argv)
-    other = BotRef("random", str(opponent.folder), tuple(prepare(opponent)))
+    ref = BotRef(manifest.name, str(manifest.folder), tuple(prepare(manifest)))
+    random_bot = find_bot("random")
+    other = BotRef("random", str(random_bot.folder), tuple(prepare(random_bot)))
     for game in smoke_games(manifest):
-        players = max(2, load_game(game).spec.min_players)
-        spec = MatchSpec(
-            match_id=f"smoke-{manifest.name}-{game}",
-            game=game,
-            seed=seed,
-            seats=(ref, *[other] * (players - 1)),
-            decision_timeout=2.0,
-        )
-        seat = run_match(spec).seats[0]
+        spec, index = smoke_spec(ref, other, game)
+        seat = run_match(spec).seats[index]
         if seat.status is not SeatStatus.OK:
             tail = seat.stderr.strip().splitlines()[-1:] if seat.stderr.strip() else []
             extra = f"; stderr: {tail[0]}" if tail else ""
@@ -90,23 +151,46 @@ def smoke_test(manifest: Manifest, seed: int = 1) -> None:
             )
 
 
+def _check_name(store: Store, manifest: Manifest, owner: str) -> None:
+    """The name rules of `arena.names`; BotFolderError with the reason."""
+    problem = names.name_problem(manifest.name)
+    if problem:
+        raise BotFolderError(problem)
+    if manifest.name in bundled_names() and not is_bundled(manifest):
+        raise BotFolderError(f"bot name {manifest.name!r} is reserved for the bundled bot")
+    registered = store.bot_owner(manifest.name)
+    if registered is not None and registered != owner:
+        raise BotFolderError(
+            f"bot {manifest.name!r} belongs to {registered!r}: choose another name (--name)"
+        )
+
+
 def submit(store: Store, home: Path, path: str, name: str | None = None) -> tuple[BotVersion, bool]:
-    """Register a bot folder; returns (version, created). Unchanged code is a no-op."""
-    manifest = find_bot(path)
-    if name:
-        manifest = replace(manifest, name=name)
-    prepare(manifest)  # the command must exist (and build) before anything is stored
-    sha = content_hash(manifest)
+    """Register a bot folder (a path, or a bundled bot's name); returns (version, created).
+
+    Unchanged code is a no-op. The owner is the current OS user, "arena" for a
+    bundled bot's own folder. Raises BotFolderError for an unsafe folder, a bad,
+    reserved or someone else's name, a failing build or smoke match.
+    """
+    found = find_bot(path)
+    read = snapshot(found.folder)
+    manifest = replace(read.manifest, name=name or read.manifest.name)
+    owner = names.BUNDLED_OWNER if is_bundled(manifest) else names.current_user()
+    _check_name(store, manifest, owner)
+    sha = read.sha256
     existing = store.bot_version_by_sha(manifest.name, sha)
     if existing is not None:
         return existing, False
     target = home / "bots" / sha
-    _copy(manifest, target)
-    stored = replace(load_manifest(target), name=manifest.name)
-    smoke_test(stored)
-    version = store.add_bot_version(
-        manifest.name, sha, str(target), stored.command, list(stored.games)
-    )
+    with _staged(read.files, target) as folder:
+        stored = replace(load_manifest(folder), name=manifest.name)
+        smoke_test(stored)
+    try:
+        version = store.add_bot_version(
+            manifest.name, sha, str(target), stored.command, list(stored.games), owner
+        )
+    except NotOwnerError as error:  # registered by someone else while this one was tested
+        raise BotFolderError(str(error)) from None
     return version, True
 
 

@@ -17,17 +17,23 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from sqlalchemy import Engine, event, func
+from sqlalchemy import Engine, bindparam, event, func, inspect
+from sqlalchemy import text as sql
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, col, create_engine, select
 
-from arena import seeds
+from arena import names, seeds
+from arena.manifest import bundled_names
 from arena.models import Bot, BotVersion, Match, MatchSeat, Rating, Secret, Tournament, now
 from arena.rating import Skill
 
 
 class StoreError(RuntimeError):
     """The database cannot be opened or used (a one-line reason for the user)."""
+
+
+class NotOwnerError(ValueError):
+    """A new version of a bot that belongs to another owner (a one-line reason)."""
 
 
 def default_home() -> Path:
@@ -132,6 +138,7 @@ class Store:
             else:
                 self.reader = self.writer = create_engine(url, pool_pre_ping=True)
             SQLModel.metadata.create_all(self.writer)
+            _add_bot_owners(self.writer)
             self._stored_secret()  # made with the database, so that copies of it share it
         except (SQLAlchemyError, ImportError, OSError) as error:
             raise StoreError(f"cannot open database {url}: {_first_line(error)}") from None
@@ -195,16 +202,34 @@ class Store:
                 .where(Bot.name == name, BotVersion.sha256 == sha256)
             ).first()
 
+    def bot_owner(self, name: str) -> str | None:
+        """Who owns the bot called `name`; None when no bot has that name."""
+        with self.read() as s:
+            return s.exec(select(Bot.owner).where(Bot.name == name)).first()
+
     def add_bot_version(
-        self, name: str, sha256: str, folder: str, command: Sequence[str], games: Sequence[str]
+        self,
+        name: str,
+        sha256: str,
+        folder: str,
+        command: Sequence[str],
+        games: Sequence[str],
+        owner: str | None = None,
     ) -> BotVersion:
-        """Store a new version n+1 of `name` (creating the bot if new)."""
+        """Store a new version n+1 of `name`, creating the bot, owned by `owner`, if new.
+
+        `owner` defaults to the current OS user. Raises NotOwnerError when the bot
+        exists and belongs to someone else (checked in the same transaction).
+        """
+        owner = owner if owner is not None else names.current_user()
         with self.write() as s:
             bot = s.exec(select(Bot).where(Bot.name == name)).first()
             if bot is None:
-                bot = Bot(name=name)
+                bot = Bot(name=name, owner=owner)
                 s.add(bot)
                 s.flush()
+            elif bot.owner != owner:
+                raise NotOwnerError(f"bot {name!r} belongs to {bot.owner!r}, not to {owner!r}")
             last = s.exec(
                 select(func.max(BotVersion.number)).where(BotVersion.bot_id == bot.id)
             ).one()
@@ -486,6 +511,31 @@ def _count(row: LeaderRow, match: Match, seat: MatchSeat) -> None:
     row.score_sum += seat.score
     if seat.rank == 1:
         row.wins += 1
+
+
+def _add_bot_owners(engine: Engine) -> None:
+    """Give a database made before bots had owners the `bot.owner` column.
+
+    The bundled bots get their owner, every other bot the user opening the
+    database (the one whose arena it is). Of two processes racing, one adds it.
+    """
+    if "owner" in {c["name"] for c in inspect(engine).get_columns("bot")}:
+        return
+    try:
+        with engine.begin() as connection:
+            connection.execute(sql("ALTER TABLE bot ADD COLUMN owner VARCHAR NOT NULL DEFAULT ''"))
+            bundled = {"owner": names.BUNDLED_OWNER, "names": bundled_names()}
+            connection.execute(
+                sql("UPDATE bot SET owner = :owner WHERE name IN :names").bindparams(
+                    bindparam("names", expanding=True)
+                ),
+                bundled,
+            )
+            user = {"owner": names.current_user()}
+            connection.execute(sql("UPDATE bot SET owner = :owner WHERE owner = ''"), user)
+    except SQLAlchemyError:
+        if "owner" not in {c["name"] for c in inspect(engine).get_columns("bot")}:
+            raise
 
 
 def _first_line(error: BaseException) -> str:

@@ -11,7 +11,9 @@ from types import ModuleType
 from arena.manifest import load_manifest, prepare, resolve_command
 from arena.match import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
+from arena.registry import snapshot
 from arena.sandbox import protections
+from arena.store import Store
 
 TEST_BOTS = Path(__file__).parent / "bots"
 
@@ -27,6 +29,14 @@ def bot_ref_for(name: str) -> BotRef:
     else:
         argv = tuple(resolve_command(manifest))
     return BotRef(manifest.name, str(manifest.folder), argv)
+
+
+def register_unchecked(store: Store, name: str) -> str:
+    """Store tests/bots/<name> as it is, without a smoke match (a bot that cannot pass one)."""
+    read = snapshot(TEST_BOTS / name)
+    manifest = read.manifest
+    store.add_bot_version(name, read.sha256, str(manifest.folder), manifest.command, ["*"])
+    return name
 
 
 def _expect(name: str) -> dict[str, object]:

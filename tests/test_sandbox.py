@@ -28,7 +28,7 @@ from arena.sandbox.limits import from_settings
 from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import ConfigError, TournamentConfig, from_mapping
-from tests.helpers import TEST_BOTS, bot_ref_for, sandboxed
+from tests.helpers import TEST_BOTS, bot_ref_for, register_unchecked, sandboxed
 from tests.test_match import descendants, processes_of, spec
 
 needs_bwrap = pytest.mark.skipif(not sandboxed(), reason="bubblewrap is not available here")
@@ -289,7 +289,8 @@ def test_tournament_with_hostile_bots_leaves_nothing_behind(
 ) -> None:
     """Bots stored under a closed home (staged copies), two workers, a database intact."""
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
-    bots = tuple(str(TEST_BOTS / n) for n in ("read_outside", "daemon", "write_folder", "flaky"))
+    folders = tuple(str(TEST_BOTS / n) for n in ("read_outside", "daemon", "write_folder"))
+    bots = (*folders, register_unchecked(store, "flaky"))  # crashes in every match
     config = TournamentConfig(
         game="take-that",
         bots=bots,

@@ -14,10 +14,10 @@ from arena import reports
 from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import ConfigError, TournamentConfig
+from tests.helpers import register_unchecked
 
 ROOT = Path(__file__).resolve().parents[1]
 POLITE = str(ROOT / "tests" / "bots" / "polite")
-CRASHER = str(ROOT / "tests" / "bots" / "flaky")
 
 
 def make_store(tmp_path: Path) -> Store:
@@ -63,8 +63,9 @@ def test_same_leaderboard_with_one_or_four_workers(tmp_path: Path) -> None:
 
 def test_a_bot_that_keeps_forfeiting_is_suspended(tmp_path: Path) -> None:
     store = make_store(tmp_path)
+    crasher = register_unchecked(store, "flaky")  # crashes in every match, smoke or not
     tid = runner.create(
-        store, tmp_path, config(bots=("random", CRASHER), rounds=6, suspend_after=3)
+        store, tmp_path, config(bots=("random", crasher), rounds=6, suspend_after=3)
     )
     suspended: list[str] = []
     runner.run(store, tid, on_progress=lambda p: suspended.extend(p.suspended_now))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -20,12 +19,24 @@ JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a 
 @app.command()
 @reports_errors
 def submit(
-    path: Annotated[Path, typer.Argument(help="The bot folder (with bot.toml).")],
-    name: Annotated[str | None, typer.Option(help="Register under this name.")] = None,
+    folder: Annotated[
+        str,
+        typer.Argument(
+            help="The bot folder (with bot.toml), written as a path: ./mybot, ~/x, /srv/x.",
+            show_default=False,
+        ),
+    ],
+    name: Annotated[
+        str | None,
+        typer.Option(help="Register under this name (a-z, 0-9, -, _; at most 40)."),
+    ] = None,
 ) -> None:
-    """Validate a bot folder, smoke-test it against random, and store a new version."""
+    """Validate a bot folder, smoke-test it against random, and store a new version.
+
+    A new name belongs to the OS user who submits it; only that user may add versions.
+    """
     store = open_store()
-    version, created = registry.submit(store, home(), str(path), name)
+    version, created = registry.submit(store, home(), folder, name)
     bot = name or store.version_names()[version.id or 0][0]
     if created:
         out.print(text(f"registered {bot} version {version.number} ({version.sha256[:12]})"))

@@ -1,0 +1,258 @@
+"""Reading a bot folder without following links out of it: what a submission may contain.
+
+A bot folder comes from an untrusted author, and what arena reads from it is
+copied into the arena home and shown to a sandboxed bot. So a folder is read
+once, through file descriptors, never by path:
+
+- every folder is opened with O_NOFOLLOW | O_DIRECTORY relative to its parent's
+  descriptor, and every file with O_NOFOLLOW | O_NONBLOCK and checked with fstat
+  on the descriptor it is read from, so a folder changed while it is read cannot
+  slip in a link, a FIFO (which would block) or a device: what is hashed is what
+  is stored, byte for byte;
+- a symbolic link is never followed on disk. It is kept only when it leads,
+  resolved inside the folder as read, to a regular file of the folder; it is
+  then stored as a copy of that file. Anything else (absolute, out of the folder,
+  to a folder, dangling, a loop) is refused with the link's path;
+- device files, FIFOs and sockets are refused;
+- `LIMITS` bounds a submission, checked while reading, so a huge folder is
+  refused before it fills memory or the disk.
+
+Caches (`__pycache__`, `.git`, `*.pyc`) are skipped unread: they are never part
+of a bot's identity.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+#: Never part of a bot's identity: caches and version control.
+IGNORED_DIRS = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache"})
+IGNORED_SUFFIXES = (".pyc", ".pyo")
+#: The manifest's size bound: it is parsed before anything else is known.
+MANIFEST_MAX_BYTES = 64 * 1024
+_MAX_LINK_HOPS = 40
+
+
+class BotFolderError(ValueError):
+    """A bot folder that cannot be used: missing, no manifest, or a bad manifest."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How big a submission may be.
+
+    The bundled bots are a few KiB. 16 MiB per file still takes a compiled
+    binary or a small lookup table or model; 64 MiB in all keeps the in-memory
+    read, the stored copy and the archive shipped to every Dask worker cheap;
+    2,000 entries take a vendored library or two. A depth of 32 folders bounds
+    the recursion.
+    """
+
+    file_bytes: int = 16 * 2**20
+    total_bytes: int = 64 * 2**20
+    entries: int = 2000
+    depth: int = 32
+
+
+LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class BotFile:
+    """One regular file of a bot folder, as read: its path parts, bytes and exec bit."""
+
+    parts: tuple[str, ...]
+    data: bytes
+    executable: bool
+
+    @property
+    def relative(self) -> str:
+        """The path inside the folder, `/`-separated."""
+        return "/".join(self.parts)
+
+
+@dataclass
+class _Reading:
+    """What a walk has found so far, and what it may still take."""
+
+    folder: Path
+    limits: Limits
+    files: dict[tuple[str, ...], BotFile]
+    links: dict[tuple[str, ...], str]
+    dirs: set[tuple[str, ...]]
+    total: int = 0
+
+    def count(self, parts: tuple[str, ...], size: int = 0) -> None:
+        """Charge one entry of `size` bytes; BotFolderError past a limit."""
+        entries = len(self.files) + len(self.links) + len(self.dirs) + 1
+        if entries > self.limits.entries:
+            raise self.error(parts, f"more than {self.limits.entries} files and folders")
+        if size > self.limits.file_bytes:
+            raise self.error(parts, f"larger than {self.limits.file_bytes // 2**20} MiB")
+        self.total += size
+        if self.total > self.limits.total_bytes:
+            raise self.error(parts, f"more than {self.limits.total_bytes // 2**20} MiB in all")
+
+    def error(self, parts: tuple[str, ...], reason: str) -> BotFolderError:
+        """A one-line error naming the offending path."""
+        return BotFolderError(f"{self.folder / '/'.join(parts)}: {reason}")
+
+
+def _open_folder(folder: Path) -> int:
+    """A descriptor of the folder itself (the path the user gave may be a link)."""
+    try:
+        return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        raise BotFolderError(f"no bot folder at {folder}") from None
+
+
+@contextmanager
+def _descriptor(fd: int) -> Iterator[int]:
+    try:
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _read_fd(fd: int, limit: int) -> bytes:
+    """At most `limit` + 1 bytes from `fd` (one more shows that the file grew past it)."""
+    chunks, size = [], 0
+    while size <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _open_regular(dir_fd: int, name: str) -> tuple[int, os.stat_result]:
+    """Open `name` in `dir_fd` without following a link; OSError(ELOOP) if it is not regular."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(name, flags, dir_fd=dir_fd)
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise OSError(errno.ELOOP, "not a regular file")
+    return fd, info
+
+
+def read_manifest_bytes(folder: Path) -> bytes:
+    """The bytes of `folder/bot.toml`, which must be a regular file (never a link)."""
+    with _descriptor(_open_folder(folder)) as dir_fd:
+        try:
+            fd, _info = _open_regular(dir_fd, "bot.toml")
+        except FileNotFoundError:
+            raise BotFolderError(f"{folder} has no bot.toml manifest") from None
+        except OSError:
+            raise BotFolderError(f"{folder / 'bot.toml'}: not a regular file") from None
+        with _descriptor(fd):
+            data = _read_fd(fd, MANIFEST_MAX_BYTES)
+    if len(data) > MANIFEST_MAX_BYTES:
+        raise BotFolderError(f"{folder / 'bot.toml'}: larger than {MANIFEST_MAX_BYTES} bytes")
+    return data
+
+
+def _read_file(reading: _Reading, dir_fd: int, parts: tuple[str, ...]) -> None:
+    try:
+        fd, info = _open_regular(dir_fd, parts[-1])
+    except OSError:
+        raise reading.error(parts, "changed while it was read (now a link or special)") from None
+    with _descriptor(fd):
+        data = _read_fd(fd, reading.limits.file_bytes)  # one more byte than allowed, at most
+    reading.count(parts, len(data))
+    reading.files[parts] = BotFile(parts, data, executable=bool(info.st_mode & stat.S_IXUSR))
+
+
+def _walk(reading: _Reading, dir_fd: int, prefix: tuple[str, ...]) -> None:
+    if len(prefix) > reading.limits.depth:
+        raise reading.error(prefix, f"folders nested deeper than {reading.limits.depth}")
+    for name in sorted(os.listdir(dir_fd)):
+        parts = (*prefix, name)
+        try:
+            name.encode()
+        except UnicodeEncodeError:  # hashed and stored as UTF-8: a name must be UTF-8
+            raise reading.error(prefix, f"a file name that is not UTF-8: {name!r}") from None
+        info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            if name in IGNORED_DIRS:
+                continue
+            reading.count(parts)
+            reading.dirs.add(parts)
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+            try:
+                child = os.open(name, flags, dir_fd=dir_fd)
+            except OSError:
+                raise reading.error(parts, "changed while it was read (now a link?)") from None
+            with _descriptor(child):
+                _walk(reading, child, parts)
+        elif name.endswith(IGNORED_SUFFIXES):
+            continue
+        elif stat.S_ISLNK(info.st_mode):
+            reading.count(parts)
+            reading.links[parts] = os.readlink(name, dir_fd=dir_fd)
+        elif stat.S_ISREG(info.st_mode):
+            _read_file(reading, dir_fd, parts)
+        else:
+            raise reading.error(parts, "a device, FIFO or socket: only files and folders")
+
+
+def _follow(reading: _Reading, link: tuple[str, ...], hops: int) -> tuple[str, ...]:
+    """Where `link` leads inside the folder as read (physically: `..` after a link goes
+    up from where the link led). BotFolderError when it leaves the folder."""
+    target = reading.links[link]
+    if hops > _MAX_LINK_HOPS:
+        raise reading.error(link, "a loop of links")
+    if target.startswith("/"):
+        raise reading.error(link, f"a link out of the folder (to {target})")
+    where = list(link[:-1])
+    for part in PurePosixPath(target).parts:
+        if part == "..":
+            if not where:
+                raise reading.error(link, f"a link out of the folder (to {target})")
+            where.pop()
+            continue
+        where.append(part)
+        if tuple(where) in reading.links:
+            where = list(_follow(reading, tuple(where), hops + 1))
+        elif tuple(where) not in reading.files and tuple(where) not in reading.dirs:
+            raise reading.error(link, f"a link to nothing in the folder (to {target})")
+    return tuple(where)
+
+
+def read_folder(folder: Path, limits: Limits = LIMITS) -> dict[tuple[str, ...], BotFile]:
+    """Every file of the folder by path parts, read once; links inside it stored as copies.
+
+    Raises BotFolderError naming the path of a link out of the folder, a link to a
+    folder, a special file, or the entry that passes a limit.
+    """
+    reading = _Reading(folder, limits, {}, {}, set())
+    with _descriptor(_open_folder(folder)) as dir_fd:
+        try:
+            _walk(reading, dir_fd, ())
+        except OSError as error:  # vanished while read, or unreadable
+            raise BotFolderError(f"{folder}: cannot be read ({error.strerror})") from None
+    for link in reading.links:
+        found = reading.files.get(_follow(reading, link, 0))
+        if found is None:
+            raise reading.error(link, f"a link to a folder (to {reading.links[link]})")
+        reading.files[link] = BotFile(link, found.data, found.executable)
+    return dict(sorted(reading.files.items()))
+
+
+def write_folder(files: dict[tuple[str, ...], BotFile], target: Path) -> None:
+    """Write `files` into the new, empty folder `target` (readable by a bot's own uid)."""
+    for item in files.values():
+        path = target.joinpath(*item.parts)
+        path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        with _descriptor(os.open(path, flags, 0o755 if item.executable else 0o644)) as fd:
+            view = memoryview(item.data)
+            while view:
+                view = view[os.write(fd, view) :]
