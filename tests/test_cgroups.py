@@ -22,7 +22,7 @@ import arena.sandbox as sandbox
 from arena.cli import app
 from arena.match import MatchStatus, SeatStatus, run_match
 from arena.players.process import BotProcess
-from arena.sandbox import MIB, Limits, Protections, cgroup
+from arena.sandbox import MIB, Limits, Protections, cgroup, report
 from arena.sandbox.limits import from_settings
 from tests.helpers import TEST_BOTS, bot_ref_for, sandboxed
 from tests.test_match import descendants, spec
@@ -222,6 +222,18 @@ def test_v2_hierarchy_is_found_where_the_controller_is_delegated(tmp_path: Path)
     assert cgroup._locate("cpu", [mount], {"": "/arena.service"}) == (own, 2)
     missing = cgroup._locate("pids", [mount], {"": "/arena.service"})
     assert missing == f"cgroup v2: pids is not delegated to arena ({own}/cgroup.subtree_control)"
+
+
+def test_doctor_warns_without_a_cpu_controller(
+    monkeypatch: pytest.MonkeyPatch, fresh_lookup: None
+) -> None:
+    monkeypatch.setenv("ARENA_SANDBOX_CGROUP", "memory,pids")
+    result = CliRunner().invoke(app, ["doctor"])
+    assert result.exit_code == 0, result.output
+    assert "warning: no CPU cgroup here" in result.stderr
+    rows = {r["protection"]: r for r in report.report()}
+    assert rows["cgroup cpu"]["active"] is False
+    assert "can make the bots beside it time out" in rows["cgroup cpu"]["detail"]
 
 
 def test_a_tournament_may_lower_the_cpu_share() -> None:

@@ -45,3 +45,9 @@ def doctor(
     print_rows(rows, title="bot sandbox")
     if not found["sandboxed"]:
         typer.echo("warning: bots are not sandboxed here (install bubblewrap)", err=True)
+    if not any(r["active"] for r in found["protections"] if r["protection"] == "cgroup cpu"):
+        typer.echo(
+            "warning: no CPU cgroup here: a bot with many busy processes can make the bots "
+            "beside it time out (give arena a cgroup v1 cpu controller or a delegated v2 cpu)",
+            err=True,
+        )
