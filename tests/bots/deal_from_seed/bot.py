@@ -145,6 +145,7 @@ for line in sys.stdin:
         decision = message["legal"][0]
         if attack is not None and attack.proven(message["observation"]):
             decision = {"action": "i-know-the-deal"}
-        print(json.dumps({"type": "decision", "id": message["id"], "decision": decision}), flush=True)
+        answer = {"type": "decision", "id": message["id"], "decision": decision}
+        print(json.dumps(answer), flush=True)
     elif message["type"] == "quit":
         break
