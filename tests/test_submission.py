@@ -1,0 +1,461 @@
+"""Issue 11, items 1 and 7 and the smoke match: what a submission may contain, who owns a name.
+
+A submission is read once through descriptors (arena.botfiles): a link out of the
+folder, a link to a folder, a special file or a folder past the limits is refused
+with one line naming the path, and nothing is left in the home. Names follow
+arena.names: a safe pattern, bundled names reserved, never a path, one owner.
+A smoke match is an ordinary match to the bot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from typer.testing import CliRunner
+
+from arena import botfiles, names, registry
+from arena.botfiles import BotFolderError, Limits
+from arena.cli import app
+from arena.manifest import BUNDLED_BOTS, find_bot, load_manifest
+from arena.match import MatchSpec
+from arena.store import NotOwnerError, Store, default_url
+from arena.tournament import runner as truns
+from arena.tournament.config import TournamentConfig
+from tests.helpers import TEST_BOTS, bot_ref_for, run_and_capture
+
+LINK_OUT = TEST_BOTS / "link_out"
+POLITE = TEST_BOTS / "polite"
+runner = CliRunner()
+
+
+# ----- helpers ------------------------------------------------------------------
+def arena(home: Path, *args: str) -> Result:
+    """Run one arena command with `home` as the arena home."""
+    return runner.invoke(app, ["--home", str(home), *args])
+
+
+def assert_one_line_error(result: Result, *needles: str) -> None:
+    """Exit code 2, one `error:` line on stderr naming every needle, no traceback."""
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
+    for needle in needles:
+        assert needle in result.stderr, (needle, result.stderr)
+
+
+def stored(home: Path) -> list[Path]:
+    """Everything under the home's stored bots (empty when nothing was stored)."""
+    return sorted((home / "bots").rglob("*")) if (home / "bots").exists() else []
+
+
+def polite_folder(folder: Path, name: str = "mybot") -> Path:
+    """A submittable bot: the polite test bot's code under `name`."""
+    folder.mkdir(parents=True)
+    shutil.copy(POLITE / "bot.py", folder / "bot.py")
+    (folder / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "bot.py"]\n')
+    return folder
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """An empty arena home."""
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def store(home: Path) -> Iterator[Store]:
+    """The home's database."""
+    opened = Store(default_url(home))
+    yield opened
+    opened.close()
+
+
+# ----- item 1: links, special files, limits ----------------------------------------
+def test_the_committed_folder_with_links_to_secrets_is_refused(home: Path) -> None:
+    result = arena(home, "bot", "submit", str(LINK_OUT))
+    assert_one_line_error(result, str(LINK_OUT / "environ"), "out of the folder")
+    assert stored(home) == []
+
+
+@pytest.mark.parametrize(
+    ("link", "target", "reason"),
+    [
+        ("shadow", "/etc/shadow", "out of the folder"),
+        ("environ", "/proc/self/environ", "out of the folder"),
+        ("db", "DATABASE", "out of the folder"),
+        ("up", "../outside.txt", "out of the folder"),
+        ("sneaky", "lib/../../outside.txt", "out of the folder"),
+        ("through_dot", "zself/../outside.txt", "out of the folder"),  # zself -> . then ..
+        ("lib_link", "lib", "a link to a folder"),
+        ("dangling", "missing.py", "to nothing"),
+        ("loop", "loop", "a loop of links"),
+    ],
+)
+def test_links_that_leave_the_folder_or_lead_to_no_file_are_refused(
+    tmp_path: Path, home: Path, store: Store, link: str, target: str, reason: str
+) -> None:
+    (tmp_path / "outside.txt").write_text("secret\n")
+    folder = polite_folder(tmp_path / "bot")
+    (folder / "lib").mkdir()
+    (folder / "lib" / "x.py").write_text("x = 1\n")
+    if link == "through_dot":
+        (folder / "zself").symlink_to(".")
+    target = str(home / "arena.db") if target == "DATABASE" else target
+    (folder / link).symlink_to(target)
+    with pytest.raises(BotFolderError, match=reason) as raised:
+        registry.submit(store, home, str(folder))
+    assert str(folder / link) in str(raised.value)
+    assert stored(home) == []
+    assert_one_line_error(arena(home, "bot", "submit", str(folder)), str(folder / link))
+
+
+def test_links_to_files_inside_are_stored_as_copies(
+    tmp_path: Path, home: Path, store: Store
+) -> None:
+    folder = polite_folder(tmp_path / "bot")
+    (folder / "bot.py").rename(folder / "real.py")
+    (folder / "bot.py").symlink_to("real.py")
+    (folder / "lib").mkdir()
+    (folder / "lib" / "again.py").symlink_to("../bot.py")  # a link to a link, inside
+    version, created = registry.submit(store, home, str(folder))
+    assert created
+    copy = Path(version.folder)
+    code = (folder / "real.py").read_bytes()
+    for name in ("bot.py", "real.py", "lib/again.py"):
+        assert not (copy / name).is_symlink() and (copy / name).read_bytes() == code
+    assert registry.content_hash(load_manifest(copy)) == version.sha256
+
+
+@pytest.mark.parametrize("kind", ["fifo", "socket", "device"])
+def test_special_files_are_refused(tmp_path: Path, home: Path, kind: str) -> None:
+    folder = polite_folder(tmp_path / "bot")
+    special = folder / "special"
+    if kind == "fifo":
+        os.mkfifo(special)
+    elif kind == "socket":
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(str(special))
+        server.close()
+    else:
+        try:
+            os.mknod(special, 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # like /dev/null
+        except PermissionError:
+            pytest.skip("making a device file needs root")
+    result = arena(home, "bot", "submit", str(folder))
+    assert_one_line_error(result, str(special), "a device, FIFO or socket")
+    assert stored(home) == []
+
+
+def test_a_file_swapped_for_a_link_while_read_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race: bot.py is a file when listed and a link to /etc/passwd when opened."""
+    folder = polite_folder(tmp_path / "bot")
+    opened = botfiles._open_regular
+
+    def swap_then_open(dir_fd: int, name: str) -> tuple[int, os.stat_result]:
+        if name == "bot.py":
+            (folder / "bot.py").unlink()
+            (folder / "bot.py").symlink_to("/etc/passwd")
+        return opened(dir_fd, name)
+
+    monkeypatch.setattr(botfiles, "_open_regular", swap_then_open)
+    with pytest.raises(BotFolderError, match="changed while it was read"):
+        botfiles.read_folder(folder)
+
+
+def test_what_is_stored_is_what_was_read(tmp_path: Path) -> None:
+    """Hash and copy come from one reading: a later change of the folder reaches neither."""
+    folder = polite_folder(tmp_path / "bot")
+    read = registry.snapshot(folder)
+    code = (folder / "bot.py").read_bytes()
+    (folder / "bot.py").unlink()
+    (folder / "bot.py").symlink_to("/etc/passwd")
+    botfiles.write_folder(read.files, tmp_path / "copy")
+    assert (tmp_path / "copy" / "bot.py").read_bytes() == code
+    assert not (tmp_path / "copy" / "bot.py").is_symlink()
+    assert registry.snapshot(tmp_path / "copy").sha256 == read.sha256
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (lambda f: (f / "big.bin").write_bytes(b"x" * 1001), "larger than"),
+        (lambda f: [(f / f"{i}.txt").write_bytes(b"x" * 600) for i in range(4)], "in all"),
+        (lambda f: [(f / f"{i}.txt").touch() for i in range(10)], "more than 8 files"),
+        (lambda f: (f / "a" / "b" / "c").mkdir(parents=True), "nested deeper than 2"),
+    ],
+)
+def test_limits_are_checked_while_reading(tmp_path: Path, make: object, reason: str) -> None:
+    folder = polite_folder(tmp_path / "bot")
+    small = Limits(
+        file_bytes=1000, total_bytes=2000 + (folder / "bot.py").stat().st_size, entries=8, depth=2
+    )
+    botfiles.read_folder(folder, small)  # the bot itself fits
+    make(folder)  # type: ignore[operator]
+    with pytest.raises(BotFolderError, match=reason):
+        botfiles.read_folder(folder, small)
+
+
+def test_the_real_limits_through_the_cli(tmp_path: Path, home: Path) -> None:
+    folder = polite_folder(tmp_path / "bot")
+    with open(folder / "model.bin", "wb") as sparse:
+        sparse.truncate(16 * 2**20 + 1)
+    assert_one_line_error(arena(home, "bot", "submit", str(folder)), "model.bin", "16 MiB")
+    (folder / "model.bin").unlink()
+    (folder / "many").mkdir()
+    for i in range(botfiles.LIMITS.entries):
+        (folder / "many" / str(i)).touch()
+    assert_one_line_error(arena(home, "bot", "submit", str(folder)), "more than 2000")
+    assert stored(home) == []
+
+
+def test_a_failed_smoke_match_leaves_nothing_in_the_home(tmp_path: Path, home: Path) -> None:
+    folder = polite_folder(tmp_path / "bot")
+    (folder / "bot.py").write_text("raise SystemExit(3)\n")
+    assert_one_line_error(arena(home, "bot", "submit", str(folder)), "smoke match")
+    assert stored(home) == []
+
+
+def test_play_and_tournament_refuse_a_folder_with_a_link_out(home: Path) -> None:
+    """Folders that run in place are checked as a submission is, before a bot starts."""
+    played = arena(home, "play", "take-that", "random", str(LINK_OUT))
+    assert_one_line_error(played, str(LINK_OUT / "environ"))
+    assert "seat" not in played.stdout
+    bots = f"{LINK_OUT},random"
+    ran = arena(home, "tournament", "run", "--game", "take-that", "--bots", bots, "--rounds", "1")
+    assert_one_line_error(ran, str(LINK_OUT / "environ"))
+    assert stored(home) == []
+
+
+# ----- item 1: the manifest is untrusted bytes -------------------------------------
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        (b'name = "x"\ncommand = ["python3"]\n# ' + b"y" * 70_000, "larger than"),
+        (b"\x00\x01\x02\xff\xfe", "not UTF-8"),
+        (b'name = "caf\xe9"\n', "not UTF-8"),
+        (b"name = " + b"[" * 2000 + b"]" * 2000, "nested too deeply"),
+        (b"x = {" * 3000, "TOML"),
+        (b'name = 3\ncommand = ["python3"]\n', "name must be"),
+        (b'name = "x"\ncommand = "python3 bot.py"\n', "command must be"),
+        (b'name = "x"\ncommand = []\n', "command must be"),
+        (b'name = "x"\ncommand = ["python3"]\ngames = [1]\n', "games must be"),
+        (b'name = "x"\ncommand = ["python3"]\nbuild = "make"\n', "build must be"),
+        (b'name = "x"\ncommand = ["python3\\u0000"]\n', "NUL"),
+        (b'name = "a\\u001b[2Jb"\ncommand = ["python3"]\n', "is not allowed"),
+        (b'name = "Mark[/]up"\ncommand = ["python3"]\n', "is not allowed"),
+        (b'command = ["python3"]\n', "name must be"),
+    ],
+)
+def test_a_bad_manifest_is_one_line(
+    tmp_path: Path, home: Path, content: bytes, reason: str
+) -> None:
+    folder = polite_folder(tmp_path / "bot")
+    (folder / "bot.toml").write_bytes(content)
+    with pytest.raises(BotFolderError, match=reason):
+        load_manifest(folder)
+    assert_one_line_error(arena(home, "bot", "submit", str(folder)), reason)
+    assert_one_line_error(arena(home, "play", "take-that", "random", str(folder)), reason)
+
+
+@pytest.mark.parametrize("kind", ["link", "fifo", "folder"])
+def test_the_manifest_is_never_read_through_a_link(tmp_path: Path, kind: str) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    if kind == "link":
+        (folder / "bot.toml").symlink_to(POLITE / "bot.toml")
+    elif kind == "fifo":
+        os.mkfifo(folder / "bot.toml")  # must not block
+    else:
+        (folder / "bot.toml").mkdir()
+    with pytest.raises(BotFolderError, match=r"bot\.toml: not a regular file"):
+        load_manifest(folder)
+
+
+def test_a_file_name_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
+    folder = polite_folder(tmp_path / "bot")
+    (folder / "\udcff.py").touch()  # the file name b"\xff.py"
+    with pytest.raises(BotFolderError, match="not UTF-8"):
+        botfiles.read_folder(folder)
+
+
+# ----- item 7: names --------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name", ["My-Bot", "a/b", "./x", "~x", ".hidden", "-x", "_x", "x" * 41, "a b", "é"]
+)
+def test_names_outside_the_pattern_are_refused(
+    tmp_path: Path, home: Path, store: Store, name: str
+) -> None:
+    folder = polite_folder(tmp_path / "bot")
+    assert names.name_problem(name) is not None
+    with pytest.raises(BotFolderError, match="is not allowed"):
+        registry.submit(store, home, str(folder), name)
+    assert_one_line_error(arena(home, "bot", "submit", str(folder), "--name", name))
+    assert stored(home) == []
+
+
+def test_every_bundled_and_test_bot_name_fits_the_pattern() -> None:
+    for folder in [*BUNDLED_BOTS.iterdir(), *TEST_BOTS.iterdir()]:
+        if (folder / "bot.toml").is_file():
+            assert names.name_problem(load_manifest(folder).name) is None, folder
+
+
+@pytest.mark.parametrize("name", ["random", "first-legal", "take-that-heuristic"])
+def test_bundled_names_are_reserved(tmp_path: Path, home: Path, store: Store, name: str) -> None:
+    folder = polite_folder(tmp_path / "bot", name="other")
+    with pytest.raises(BotFolderError, match="reserved for the bundled bot"):
+        registry.submit(store, home, str(folder), name)
+    result = arena(home, "bot", "submit", str(folder), "--name", name)
+    assert_one_line_error(result, f"{name!r} is reserved")
+    squatter = polite_folder(tmp_path / name, name=name)  # its manifest claims the name
+    assert_one_line_error(arena(home, "bot", "submit", str(squatter)), "reserved")
+    assert store.bot_owner(name) is None and stored(home) == []
+
+
+def test_a_bundled_bot_is_registered_from_its_own_folder_owned_by_arena(
+    home: Path, store: Store
+) -> None:
+    version, created = registry.submit(store, home, "random")
+    assert created and store.bot_owner("random") == names.BUNDLED_OWNER
+    again, created = registry.submit(store, home, str(BUNDLED_BOTS / "random"))
+    assert (again.id, created) == (version.id, False)
+
+
+def test_a_name_is_never_a_folder(
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder called `random` in the working directory never stands in for the bundled bot."""
+    monkeypatch.chdir(tmp_path)
+    impostor = polite_folder(tmp_path / "random", name="impostor")
+    (impostor / "bot.py").write_text("raise SystemExit('impostor ran')\n")
+    assert find_bot("random").folder == (BUNDLED_BOTS / "random").resolve()
+    assert find_bot("./random").folder == impostor.resolve()
+    played = arena(home, "play", "take-that", "random", "random", "--json", "--seed", "3")
+    assert played.exit_code == 0, played.output
+    assert "impostor" not in played.stdout and '"crash"' not in played.stdout
+    # A folder is written as a path; its bare name is refused with a hint.
+    polite_folder(tmp_path / "mybot")
+    result = arena(home, "bot", "submit", "mybot")
+    assert_one_line_error(result, "no bundled bot 'mybot'", "./mybot")
+    submitted = arena(home, "bot", "submit", "./mybot")
+    assert submitted.exit_code == 0, submitted.output
+    assert "registered mybot version 1" in submitted.stdout
+
+
+# ----- item 7: owners -------------------------------------------------------------
+def as_user(monkeypatch: pytest.MonkeyPatch, user: str) -> None:
+    """Submit as OS user `user` from now on."""
+    monkeypatch.setattr(names, "current_user", lambda: user)
+
+
+def test_only_the_owner_adds_versions(
+    tmp_path: Path, home: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = polite_folder(tmp_path / "bot")
+    as_user(monkeypatch, "alice")
+    registry.submit(store, home, str(folder))
+    assert store.bot_owner("mybot") == "alice"
+    as_user(monkeypatch, "mallory")
+    (folder / "bot.py").write_text((folder / "bot.py").read_text() + "\n# mallory's\n")
+    with pytest.raises(BotFolderError, match="belongs to 'alice'"):
+        registry.submit(store, home, str(folder))
+    assert_one_line_error(arena(home, "bot", "submit", str(folder)), "belongs to 'alice'")
+    # Not even a no-op answer for someone else's code under alice's name.
+    as_user(monkeypatch, "alice")
+    version, created = registry.submit(store, home, str(folder))
+    assert created and version.number == 2
+    as_user(monkeypatch, "mallory")
+    assert_one_line_error(arena(home, "bot", "submit", str(folder)), "belongs to 'alice'")
+    # mallory may register the same code under a name of her own.
+    mine = arena(home, "bot", "submit", str(folder), "--name", "mallorys-bot")
+    assert mine.exit_code == 0, mine.output
+    assert store.bot_owner("mallorys-bot") == "mallory"
+
+
+def test_the_store_checks_the_owner_in_the_same_transaction(store: Store) -> None:
+    store.add_bot_version("alpha", "a" * 64, "/x", ["python3"], ["*"], owner="alice")
+    with pytest.raises(NotOwnerError, match="belongs to 'alice'"):
+        store.add_bot_version("alpha", "b" * 64, "/y", ["python3"], ["*"], owner="mallory")
+    assert [v.sha256 for v in store.versions(name="alpha")] == ["a" * 64]
+    assert store.bot_owner("nobody") is None
+
+
+def test_an_old_database_gets_owners(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A database made before owners: bundled bots are arena's, the others its user's."""
+    path = tmp_path / "arena.db"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE bot (id INTEGER PRIMARY KEY, name VARCHAR NOT NULL UNIQUE,"
+            " created_at DATETIME NOT NULL)"
+        )
+        db.executemany(
+            "INSERT INTO bot (name, created_at) VALUES (?, '2025-01-01 00:00:00')",
+            [("random",), ("mybot",)],
+        )
+    as_user(monkeypatch, "carol")
+    store = Store(f"sqlite:///{path}")
+    try:
+        assert store.bot_owner("random") == names.BUNDLED_OWNER
+        assert store.bot_owner("mybot") == "carol"
+    finally:
+        store.close()
+    reopened = Store(f"sqlite:///{path}")  # a second open changes nothing
+    assert reopened.bot_owner("mybot") == "carol"
+    reopened.close()
+
+
+# ----- the smoke match --------------------------------------------------------------
+def test_a_bot_that_behaves_only_in_smoke_matches_cannot_be_submitted(home: Path) -> None:
+    """tests/bots/flaky plays only when its match id starts with "smoke"."""
+    result = arena(home, "bot", "submit", str(TEST_BOTS / "flaky"))
+    assert_one_line_error(result, "flaky failed its smoke match", "crash")
+    assert stored(home) == []
+
+
+def start_of(spec: MatchSpec, seat: int) -> dict[str, object]:
+    """The start message the bot at `seat` of a match receives."""
+    _result, lines = run_and_capture(spec)
+    starts = [json.loads(line) for _n, way, line in lines if way == "to-bot" and '"start"' in line]
+    return next(s for s in starts if s["seat"] == seat)
+
+
+def shape(value: object) -> object:
+    """What a value looks like, not what it is: its type, and for text its length and alphabet."""
+    if isinstance(value, str):
+        return ("str", len(value), value.isalnum(), value == value.lower())
+    if isinstance(value, dict):
+        return {k: shape(v) for k, v in value.items()}
+    return type(value).__name__
+
+
+def test_a_smoke_match_looks_like_a_tournament_match(home: Path, store: Store) -> None:
+    bot = bot_ref_for("polite")
+    other = registry.bot_ref(registry.submit(store, home, "random")[0], "random")
+    smoke, seat = registry.smoke_spec(bot, other, "take-that")
+
+    config = TournamentConfig(game="take-that", bots=("random", str(POLITE)), rounds=1)
+    tid = truns.create(store, home, config)
+    tournament = store.tournament(tid)
+    assert tournament is not None
+    match = store.matches(tid)[0]
+    refs = {v.id or 0: registry.bot_ref(v, "x") for v in store.versions(ids=match.lineup)}
+    real = truns._spec(tournament, match, refs, store.secret())
+
+    smoke_start, real_start = start_of(smoke, seat), start_of(real, 0)
+    assert shape(smoke_start) == shape(real_start)
+    assert smoke_start["decision_timeout_ms"] == real_start["decision_timeout_ms"]
+    assert smoke.startup_timeout == real.startup_timeout and smoke.limits == real.limits
+    assert "smoke" not in str(smoke_start) and "polite" not in str(smoke_start)
+    assert smoke_start["seed"] not in (0, 1)
+    again, _seat = registry.smoke_spec(bot, other, "take-that")
+    assert (again.seed, again.match_id) != (smoke.seed, smoke.match_id)
