@@ -92,9 +92,14 @@ def worker(
     deadline: float,
     target: int,
     done: Any,
+    warm: Any,
     results: Any,
 ) -> None:
-    """Play `names` matches until the polite decisions of all workers reach `target`."""
+    """Play `names` matches until the polite decisions of all workers reach `target`.
+
+    One warm-up match first, not counted, then a wait for the other worker and the
+    timer: counting starts once every bot, the starver's children too, is running.
+    """
     os.environ["ARENA_SANDBOX_CGROUP"] = setting
     cgroup.controllers.cache_clear()  # forked: look the controllers up again for `setting`
     refs: tuple[BotRef, ...] = tuple(bot_ref_for(name) for name in names)
@@ -102,6 +107,8 @@ def worker(
     tally = Tally()
     number = 0
     try:
+        run_match(MatchSpec(f"{label}-warm", "take-that", 0, refs, decision_timeout=1.0), pool)
+        warm.wait()
         while done.value < target:
             seats = refs if number % 2 == 0 else refs[::-1]  # both seat orders
             order = names if number % 2 == 0 else names[::-1]
@@ -144,16 +151,18 @@ def run_condition(name: str, deadline: float, target: int) -> Figures:
     bots, setting = CONDITIONS[name]
     context = multiprocessing.get_context("fork")
     done = context.Value("q", 0)
-    results = context.Queue()
+    results, warm = context.Queue(), context.Barrier(3)
     workers = [
         context.Process(
-            target=worker, args=(f"a{i}", names, setting, deadline, target, done, results)
+            target=worker,
+            args=(f"a{i}", names, setting, deadline, target, done, warm, results),
         )
         for i, names in enumerate((bots, ("polite", "polite")))
     ]
-    cpu_before, began = machine_cpu_seconds(), time.monotonic()
     for process in workers:
         process.start()
+    warm.wait()
+    cpu_before, began = machine_cpu_seconds(), time.monotonic()
     total = Tally()
     for _process in workers:
         total.add(results.get())

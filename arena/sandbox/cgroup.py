@@ -143,7 +143,7 @@ def _wanted() -> tuple[set[str], str]:
         return set(CONTROLLERS), ""
     if setting == "off":
         return set(), "turned off by ARENA_SANDBOX_CGROUP=off"
-    return set(setting.split(",")), f"not in ARENA_SANDBOX_CGROUP={setting}"
+    return {n.strip() for n in setting.split(",")}, f"not in ARENA_SANDBOX_CGROUP={setting}"
 
 
 def _find(name: str, mounts: list[_Mount], own: dict[str, str], wanted: set[str]) -> Controller:
