@@ -108,26 +108,17 @@ def _locate(name: str, mounts: list[_Mount], own: dict[str, str]) -> tuple[Path,
     return path, 2
 
 
-#: The file and value that show a controller can be limited, per (controller, version).
-_PROBES = {
-    ("memory", 1): ("memory.limit_in_bytes", str(512 * MIB)),
-    ("memory", 2): ("memory.max", str(512 * MIB)),
-    ("cpu", 1): ("cpu.cfs_quota_us", str(CPU_PERIOD_US)),
-    ("cpu", 2): ("cpu.max", f"{CPU_PERIOD_US} {CPU_PERIOD_US}"),
-    ("pids", 1): ("pids.max", "64"),
-    ("pids", 2): ("pids.max", "64"),
-}
-
-
 def _probe(name: str, path: Path, version: int) -> str | None:
-    """Make and remove a child with a limit set: None when it works, else why not."""
-    limit_file, value = _PROBES[name, version]
+    """Make a child, set the default limits, remove it: None when that works, else why not."""
     probe = path / f"arena-probe-{os.getpid()}-{name}"
     try:
         probe.mkdir()
-        if not (probe / limit_file).is_file():
-            return f"{path} has no {limit_file}"
-        (probe / limit_file).write_text(value)
+        for file, value, required in _settings(name, version, Limits()):
+            if not required:
+                continue
+            if not (probe / file).is_file():
+                return f"{path} has no {file}"
+            (probe / file).write_text(value)
     except OSError as error:
         return f"cannot create a limited child of {path}: {error.strerror}"
     finally:
@@ -146,9 +137,12 @@ def _wanted() -> tuple[set[str], str]:
     return {n.strip() for n in setting.split(",")}, f"not in ARENA_SANDBOX_CGROUP={setting}"
 
 
-def _find(name: str, mounts: list[_Mount], own: dict[str, str], wanted: set[str]) -> Controller:
-    if name not in wanted:
-        return Controller(name, None, 0, _wanted()[1])
+def _find(
+    name: str, mounts: list[_Mount], own: dict[str, str], wanted: tuple[set[str], str]
+) -> Controller:
+    names, why_unwanted = wanted
+    if name not in names:
+        return Controller(name, None, 0, why_unwanted)
     located = _locate(name, mounts, own)
     if isinstance(located, str):
         return Controller(name, None, 0, located)
@@ -162,7 +156,7 @@ def _find(name: str, mounts: list[_Mount], own: dict[str, str], wanted: set[str]
 @functools.cache
 def controllers() -> tuple[Controller, ...]:
     """Each controller of CONTROLLERS: where bot cgroups go, or why not (looked up once)."""
-    wanted, _why = _wanted()
+    wanted = _wanted()
     try:
         mounts, own = _mounts(), _own_cgroups()
     except (OSError, ValueError, IndexError) as error:
