@@ -1,0 +1,147 @@
+"""What a sandbox keeps from a bot: channels to other sandboxes, host paths, descriptors.
+
+Issue 11 items 4 and 8: two seats of one owner must not pass a hidden hand
+through locks or file events on a file they share, and nothing of the host
+(paths, arena's descriptors) may be visible from inside.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import platform
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import arena.sandbox as sandbox
+from arena.match import MatchResult, MatchStatus, SeatStatus, run_match
+from arena.sandbox import Limits, bwrap, uids
+from tests.helpers import TEST_BOTS, bot_ref_for, sandboxed
+from tests.test_match import spec
+
+needs_bwrap = pytest.mark.skipif(not sandboxed(), reason="bubblewrap is not available here")
+needs_filter = pytest.mark.skipif(
+    not sandboxed() or not sandbox.protections().seccomp, reason="no seccomp filter here"
+)
+PROBE = Path(__file__).parent / "probes" / "syscalls.py"
+
+
+@pytest.fixture
+def unfiltered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sandboxes without the seccomp filter (everything else unchanged)."""
+    real = sandbox.protections()
+    monkeypatch.setattr(sandbox, "protections", lambda: dataclasses.replace(real, seccomp=False))
+
+
+def colluders() -> MatchResult:
+    colluder = bot_ref_for("colluder")
+    return run_match(spec(colluder, colluder, timeout=2.0))
+
+
+# ----- item 4: no covert channel between seats -------------------------------------
+@needs_filter
+def test_colluding_seats_learn_nothing_through_locks_or_file_events() -> None:
+    result = colluders()
+    assert result.status is MatchStatus.NORMAL
+    assert [s.status for s in result.seats] == [SeatStatus.OK] * 2, result.seats[1].detail
+    sender, listener = result.seats[0].stderr, result.seats[1].stderr
+    for call in ("F_SETLK", "F_OFD_SETLK", "flock"):
+        assert f"colluder: {call} denied (ENOLCK)" in sender
+    assert "colluder: inotify_init1 denied (EPERM)" in listener
+    assert "colluder: F_GETLK denied (ENOLCK)" in listener
+
+
+@needs_filter
+def test_colluding_seats_of_two_matches_at_once_learn_nothing() -> None:
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _n: colluders(), range(2)))
+    for result in results:
+        assert [s.status for s in result.seats] == [SeatStatus.OK] * 2, result.seats[1].detail
+
+
+@needs_bwrap
+def test_without_the_filter_the_colluders_do_pass_the_hand(unfiltered: None) -> None:
+    """The pair is a real attack: namespaces alone leave every one of its channels open."""
+    listener = colluders().seats[1]
+    assert listener.status is SeatStatus.ILLEGAL
+    assert "learned F_GETLK" in listener.detail
+
+
+def probe_syscalls() -> dict[str, str]:
+    box = sandbox.launch(
+        ["/usr/bin/python3", "-c", PROBE.read_text()], TEST_BOTS / "polite", Limits()
+    )
+    try:
+        out, err = box.process.communicate(timeout=20)
+    finally:
+        box.kill()
+    # Unfiltered, PTRACE_TRACEME succeeds and the traced probe's exit status is lost:
+    # what it printed is the answer.
+    assert out.strip(), err.decode()
+    return dict(json.loads(out))
+
+
+@needs_filter
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the probe uses x86_64 numbers")
+def test_the_filter_refuses_each_listed_call_and_keeps_ordinary_ones() -> None:
+    found = probe_syscalls()
+    locks = ("fcntl F_SETLK", "fcntl F_SETLK, upper bits set", "fcntl F_GETLK", "flock")
+    assert {name: found[name] for name in (*locks, "fcntl F_OFD_SETLK")} == dict.fromkeys(
+        (*locks, "fcntl F_OFD_SETLK"), "ENOLCK"
+    )
+    refused = [n for n in found if n not in locks and n not in ("fcntl F_OFD_SETLK",)]
+    refused = [n for n in refused if n not in ("fcntl F_GETFL", "preadv2", "preadv2 RWF_NOWAIT")]
+    assert {name: found[name] for name in refused} == dict.fromkeys(refused, "EPERM")
+    assert found["preadv2 RWF_NOWAIT"] == "ENOTSUP"
+    assert found["fcntl F_GETFL"] == found["preadv2"] == "ok"
+
+
+@needs_bwrap
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the probe uses x86_64 numbers")
+def test_without_the_filter_the_probe_calls_succeed(unfiltered: None) -> None:
+    """The refusals above are the filter's, not the namespaces' or the uid's."""
+    found = probe_syscalls()
+    opened = ("fcntl F_SETLK", "fcntl F_SETLK, upper bits set", "flock", "inotify_init1")
+    assert {name: found[name] for name in (*opened, "keyctl", "add_key")} == dict.fromkeys(
+        (*opened, "keyctl", "add_key"), "ok"
+    )
+
+
+# ----- item 8: leftovers that leak ---------------------------------------------------
+@needs_bwrap
+def test_the_bot_sees_no_host_path_and_only_descriptors_0_1_2(tmp_path: Path) -> None:
+    folder = tmp_path / "checkout-like" / "mybot"
+    folder.mkdir(parents=True)
+    (folder / "bot.toml").write_text('name = "mybot"\ncommand = ["./run"]\n')
+    tmp_path.chmod(0o755)  # reachable, so that nothing but the design keeps the path out
+    (tmp_path / "checkout-like").chmod(0o755)
+    script = (
+        "ls /proc/self/fd; echo ---; tr '\\0' ' ' </proc/1/cmdline;"
+        " tr '\\0' ' ' </proc/self/cmdline; cat /proc/self/mountinfo;"
+        " tr '\\0' ' ' </proc/self/environ; echo; pwd; echo $HOME"
+    )
+    box = sandbox.launch(["/bin/sh", "-c", script, str(folder / "run")], folder, Limits())
+    try:
+        out, err = box.process.communicate(timeout=20)
+    finally:
+        box.kill()
+    assert box.process.returncode == 0, err
+    descriptors, seen = out.decode().split("---\n", 1)
+    assert descriptors.split() == ["0", "1", "2", "3"]  # 3: ls's own listing of the directory
+    checkout = Path(__file__).resolve().parents[1]
+    host = [tmp_path, checkout, uids.runtime_dir(), sandbox._staging().base, Path.home()]
+    for path in host:
+        assert str(path) not in seen, f"{path} is visible inside the sandbox"
+    assert "/bot/run" in seen  # the argv names the folder by its mount point
+    assert seen.rstrip().splitlines()[-2:] == ["/bot", "/bot"]  # cwd and HOME
+
+
+@needs_bwrap
+def test_staged_copies_live_on_a_tmpfs_of_their_own() -> None:
+    base = sandbox._staging().base.parent
+    if bwrap._mount_type("/dev/shm") == "tmpfs":
+        assert base.parent == Path("/dev/shm")
+    else:
+        assert base == uids.runtime_dir()
