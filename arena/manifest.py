@@ -143,6 +143,9 @@ def resolve_command(manifest: Manifest) -> list[str]:
     program, *rest = manifest.command
     if "/" in program:
         candidate = (manifest.folder / program).resolve()
+        if not program.startswith("/") and not candidate.is_relative_to(manifest.folder):
+            # e.g. ../<sha256>/bot: another stored bot's program is not this bot's
+            raise BotFolderError(f"{manifest.name}: command {program} is outside the bot folder")
         if not candidate.is_file() or not os.access(candidate, os.X_OK):
             raise BotFolderError(f"{manifest.name}: command {program} is not an executable file")
         return [str(candidate), *rest]

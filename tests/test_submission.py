@@ -237,6 +237,17 @@ def test_play_and_tournament_refuse_a_folder_with_a_link_out(home: Path) -> None
     assert stored(home) == []
 
 
+def test_a_relative_command_must_stay_in_the_folder(tmp_path: Path, home: Path) -> None:
+    other = polite_folder(tmp_path / "other")
+    (other / "run").write_text("#!/bin/sh\nexec python3 bot.py\n")
+    (other / "run").chmod(0o755)
+    folder = polite_folder(tmp_path / "bot")
+    (folder / "bot.toml").write_text('name = "mybot"\ncommand = ["../other/run"]\n')
+    result = arena(home, "bot", "submit", str(folder))
+    assert_one_line_error(result, "command ../other/run is outside the bot folder")
+    assert stored(home) == []
+
+
 # ----- item 1: the manifest is untrusted bytes -------------------------------------
 @pytest.mark.parametrize(
     ("content", "reason"),
