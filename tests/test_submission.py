@@ -9,6 +9,7 @@ A smoke match is an ordinary match to the bot.
 
 from __future__ import annotations
 
+import doctest
 import json
 import os
 import shutil
@@ -470,3 +471,7 @@ def test_a_smoke_match_looks_like_a_tournament_match(home: Path, store: Store) -
     assert smoke_start["seed"] not in (0, 1)
     again, _seat = registry.smoke_spec(bot, other, "take-that")
     assert (again.seed, again.match_id) != (smoke.seed, smoke.match_id)
+
+
+def test_names_doctests() -> None:
+    assert doctest.testmod(names).failed == 0
