@@ -19,6 +19,8 @@ from pathlib import Path
 from arena import names, resources
 from arena.botfiles import BotFolderError as BotFolderError  # where it always was
 from arena.botfiles import read_manifest_bytes
+from arena.sandbox.build import BuildError, run_build
+from arena.sandbox.limits import Limits
 
 #: Where the bots shipped with arena live (the repository's top-level bots/).
 BUNDLED_BOTS = resources.BUNDLED_BOTS
@@ -156,20 +158,16 @@ def resolve_command(manifest: Manifest) -> list[str]:
 
 
 def prepare(manifest: Manifest) -> list[str]:
-    """Run the bot's build step if its program is missing, then resolve its command."""
+    """Run the bot's build step if its program is missing, then resolve its command.
+
+    The build runs in the bot's sandbox on a scratch copy of the folder (see
+    `arena.sandbox.build`): it is the author's code, as untrusted as the bot.
+    """
     program = manifest.command[0]
     if manifest.build and "/" in program and not (manifest.folder / program).exists():
+        limits = Limits().stricter(cpu_seconds=BUILD_TIMEOUT_S)
         try:
-            done = subprocess.run(
-                list(manifest.build),
-                cwd=manifest.folder,
-                capture_output=True,
-                text=True,
-                timeout=BUILD_TIMEOUT_S,
-            )
-        except (OSError, subprocess.SubprocessError) as error:
-            raise BotFolderError(f"{manifest.name}: build failed: {error}") from None
-        if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise BotFolderError(f"{manifest.name}: build failed: {last}")
+            run_build(manifest.build, manifest.folder, limits, BUILD_TIMEOUT_S)
+        except BuildError as error:
+            raise BotFolderError(f"{manifest.name}: {error}") from None
     return resolve_command(manifest)

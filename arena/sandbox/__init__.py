@@ -314,9 +314,13 @@ def _reap(pid: int) -> None:
         time.sleep(0.005)
 
 
-def launch(argv: Sequence[str], folder: Path, limits: Limits) -> Sandboxed:
+def launch(
+    argv: Sequence[str], folder: Path, limits: Limits, *, writable: bool = False
+) -> Sandboxed:
     """Start a bot with pipes on stdin, stdout and stderr, confined as well as this machine allows.
 
+    `writable` (a build step): `folder` is a scratch copy, mounted itself and
+    writable (and handed to the sandbox's uid), instead of a read-only staged copy.
     Raises OSError when the bot's program cannot be executed (the bot's fault) and
     SandboxError when the sandbox cannot be set up (the platform's fault).
     """
@@ -328,7 +332,14 @@ def launch(argv: Sequence[str], folder: Path, limits: Limits) -> Sandboxed:
         return _start_plain(list(argv), folder, limits, found.cgroup)
     try:
         return _start(
-            list(argv), folder, limits, found.bwrap, found.drop_uid, found.cgroup, found.seccomp
+            list(argv),
+            folder,
+            limits,
+            found.bwrap,
+            found.drop_uid,
+            found.cgroup,
+            found.seccomp,
+            writable,
         )
     except OSError as error:  # inside bubblewrap even a missing program is the bot's exit 127
         raise SandboxError(f"could not set the sandbox up: {error}") from error
@@ -387,6 +398,7 @@ def _start(
     drop_uid: bool,
     use_cgroup: bool,
     filtered: bool,
+    writable: bool = False,
 ) -> Sandboxed:
     """Start `argv` under bubblewrap (with the seccomp filter when `filtered`); wait until set up.
 
@@ -401,12 +413,16 @@ def _start(
     status_r = status_w = args_fd = filter_fd = -1
     box: Sandboxed | None = None
     try:
-        source = _staging().acquire(folder)
+        if writable:
+            _hand_over(folder, uid)
+        source = folder if writable else _staging().acquire(folder)
         inner, binds = bw.toolchain(argv, folder, uid)
         group = cgroup.create(limits) if use_cgroup else None
         status_r, status_w = os.pipe()
         filter_fd = _memory_file(seccomp.program()) if filtered else -1
-        chosen = bw.options(source, limits, binds, status_w, filter_fd if filtered else None)
+        chosen = bw.options(
+            source, limits, binds, status_w, filter_fd if filtered else None, writable
+        )
         args_fd = _memory_file(b"".join(arg.encode() + b"\0" for arg in chosen))
         command = bw.command_line(bwrap, bw.inside(inner, folder), args_fd)
         setup = _child_setup(limits, group.procs_files if group else (), uid if slot else None)
@@ -427,7 +443,7 @@ def _start(
         box = Sandboxed(process)
         box.sandboxed, box.uid = True, uid
         box._slot, box._cgroup, box._status_fd = slot, group, status_r
-        box._staged, source = source, None
+        box._staged, source = (None if writable else source), None
         slot = group = None
         status_r = -1
         for fd in (status_w, args_fd, filter_fd):  # bubblewrap has its own copies now
@@ -444,7 +460,7 @@ def _start(
                 group.remove()
             if slot is not None:
                 slot.release()
-            if source is not None:
+            if source is not None and not writable:
                 _staging().release(source)
         raise
     finally:
@@ -502,6 +518,16 @@ def _said(process: subprocess.Popen[bytes], said: bytes) -> str:
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(timeout=2)
     return said.decode("utf-8", "replace").strip() or f"exit code {process.returncode}"
+
+
+def _hand_over(folder: Path, uid: int) -> None:
+    """Make a scratch folder (and all in it) the sandbox uid's own, so a build can write there."""
+    if uid == os.geteuid():
+        return
+    os.lchown(folder, uid, uid)
+    for directory, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            os.lchown(os.path.join(directory, name), uid, uid)
 
 
 def _memory_file(data: bytes) -> int:

@@ -62,11 +62,17 @@ def system_binds() -> list[str]:
 
 
 def options(
-    source: Path, limits: Limits, extra_binds: list[str], status_fd: int, seccomp_fd: int | None
+    source: Path,
+    limits: Limits,
+    extra_binds: list[str],
+    status_fd: int,
+    seccomp_fd: int | None,
+    writable: bool = False,
 ) -> list[str]:
     """bubblewrap's options (given through `--args`): namespaces, mounts, status, filter.
 
-    `source` is the staged copy of the bot's folder that is mounted at /bot.
+    `source` is what is mounted at /bot: the staged copy of the bot's folder,
+    or (`writable`, for a build step) a scratch copy the sandbox may change.
     """
     tmp = str(limits.tmp_bytes)
     filter_args = ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
@@ -76,7 +82,7 @@ def options(
         *extra_binds,
         *["--proc", "/proc", "--dev", "/dev"],
         *["--size", tmp, "--tmpfs", "/tmp", "--size", tmp, "--tmpfs", "/dev/shm"],
-        *["--ro-bind", str(source), BOT_DIR, "--chdir", BOT_DIR],
+        *["--bind" if writable else "--ro-bind", str(source), BOT_DIR, "--chdir", BOT_DIR],
         *["--json-status-fd", str(status_fd)],
         *filter_args,
     ]

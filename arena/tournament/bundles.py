@@ -5,7 +5,8 @@ A stored bot version is a folder named by the sha256 of its files
 same files into an archive (`pack`), the executor ships the bytes once per
 worker (`ARCHIVES` on the worker), and the worker unpacks them into its own
 cache, checks that the unpacked files hash to the version's sha256, runs the
-bot's build step there, and rewrites the `BotRef` to its local copy
+bot's build step there (in the bot's sandbox, on a scratch copy: see
+`arena.sandbox.build`), and rewrites the `BotRef` to its local copy
 (`localize`). Nothing here assumes a shared file system, and nothing here is
 the bot's fault: every failure is a `BundleError`, which voids a match
 (platform-error) instead of forfeiting a seat.

@@ -1,0 +1,166 @@
+"""A bot's build step, run in the same sandbox as the bot, on a scratch copy of its folder.
+
+A build is the bot author's code like the bot itself, so it gets the same
+confinement: its own uid, no network, a clean environment, rlimits and the
+cgroup, a wall-clock limit, and at the end its whole process tree is killed.
+It works on a writable scratch copy; what it leaves there is hostile, so only
+new regular files and folders come back into the bot's folder, read without
+following links, with plain permissions (no setuid/setgid/sticky bits), and
+within a size budget. Links, devices, FIFOs and sockets are dropped, and no
+file that the folder already had is replaced.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import stat
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.sandbox import Sandboxed, _staging, launch
+from arena.sandbox.limits import MIB, Limits
+from arena.sandbox.uids import SandboxError
+
+#: The most a build may add to a bot's folder.
+OUTPUT_BUDGET_BYTES = 256 * MIB
+#: How much of the build's output is kept to explain a failure.
+TAIL_BYTES = 4000
+_NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW
+_DIRECTORY = _NOFOLLOW | os.O_DIRECTORY
+
+
+class BuildError(Exception):
+    """A build that failed, timed out or left something unusable; the message is one line."""
+
+
+def run_build(argv: Sequence[str], folder: Path, limits: Limits, timeout_s: float) -> None:
+    """Run `argv` in a sandbox on a copy of `folder`; copy what it made back. BuildError if not."""
+    scratch = Path(tempfile.mkdtemp(prefix="build-", dir=_staging().base.parent))
+    try:
+        scratch.chmod(0o711)  # the build's uid passes through to its copy
+        work = scratch / "bot"
+        shutil.copytree(folder, work, symlinks=True)
+        code, said = _run(argv, work, limits, timeout_s)
+        if code is None:
+            raise BuildError(f"build timed out after {timeout_s:g} s")
+        if code != 0:
+            lines = said.decode("utf-8", "replace").strip().splitlines()
+            raise BuildError(f"build failed: {lines[-1] if lines else f'exit code {code}'}")
+        _copy_back(work, folder)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run(
+    argv: Sequence[str], work: Path, limits: Limits, timeout_s: float
+) -> tuple[int | None, bytes]:
+    """The build's exit code (None: timed out) and the tail of its stdout and stderr."""
+    try:
+        box = launch(argv, work, limits, writable=True)
+    except (OSError, SandboxError) as error:
+        raise BuildError(f"build failed: {error}") from None
+    try:
+        said = _collect(box, time.monotonic() + timeout_s)
+        return box.process.poll(), said
+    finally:
+        box.kill()  # the whole tree: a daemon the build started dies here
+
+
+def _collect(box: Sandboxed, deadline: float) -> bytes:
+    """Read output until the build exits or the deadline passes; keep the last part."""
+    process = box.process
+    assert process.stdin and process.stdout and process.stderr
+    process.stdin.close()
+    streams = [process.stdout.fileno(), process.stderr.fileno()]
+    tail = b""
+    while streams and time.monotonic() < deadline:
+        ready, _w, _x = select.select(
+            streams, [], [], min(0.2, max(0.0, deadline - time.monotonic()))
+        )
+        for fd in ready:
+            chunk = os.read(fd, 65536)
+            if chunk:
+                tail = (tail + chunk)[-TAIL_BYTES:]
+            else:
+                streams.remove(fd)
+        if not ready and process.poll() is not None:
+            break  # exited; a leftover child holding the pipes must not keep us here
+    if streams and process.poll() is None:
+        return tail  # still running at the deadline: the caller sees poll() is None
+    with contextlib.suppress(Exception):
+        process.wait(timeout=max(0.0, deadline - time.monotonic()))
+    return tail
+
+
+def _copy_back(work: Path, folder: Path) -> None:
+    """Copy the build's new files into `folder` safely; undo them all if one step fails."""
+    made: list[tuple[int, str, bool]] = []  # (parent fd, name, is a folder), in creation order
+    fds: list[int] = []
+    try:
+        source = os.open(work, _DIRECTORY)
+        target = os.open(folder, _DIRECTORY)
+        fds += [source, target]
+        _copy_folder(source, target, [OUTPUT_BUDGET_BYTES], made, fds)
+    except BaseException:
+        for parent, name, is_folder in reversed(made):
+            with contextlib.suppress(OSError):
+                (os.rmdir if is_folder else os.unlink)(name, dir_fd=parent)
+        raise
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def _copy_folder(
+    source: int, target: int, budget: list[int], made: list[tuple[int, str, bool]], fds: list[int]
+) -> None:
+    """Copy new entries of the folder open at `source` into the one open at `target`."""
+    for entry in os.scandir(source):
+        info = entry.stat(follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            try:
+                os.mkdir(entry.name, 0o755, dir_fd=target)
+                made.append((target, entry.name, True))
+            except FileExistsError:
+                pass
+            try:  # O_NOFOLLOW: a link the folder had in that place is not entered
+                inner_target = os.open(entry.name, _DIRECTORY, dir_fd=target)
+            except OSError:
+                continue
+            fds.append(inner_target)
+            inner_source = os.open(entry.name, _DIRECTORY, dir_fd=source)
+            fds.append(inner_source)
+            _copy_folder(inner_source, inner_target, budget, made, fds)
+        elif stat.S_ISREG(info.st_mode):
+            _copy_file(source, target, entry.name, info, budget, made)
+
+
+def _copy_file(
+    source: int,
+    target: int,
+    name: str,
+    info: os.stat_result,
+    budget: list[int],
+    made: list[tuple[int, str, bool]],
+) -> None:
+    """Copy one new regular file with plain permissions (0755 if executable, else 0644)."""
+    budget[0] -= info.st_size
+    if budget[0] < 0:
+        raise BuildError(f"build failed: its output exceeds {OUTPUT_BUDGET_BYTES // MIB} MiB")
+    mode = 0o755 if info.st_mode & 0o111 else 0o644
+    try:
+        out = os.open(
+            name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=target
+        )
+    except FileExistsError:
+        return  # the folder had it: a build adds files, it does not replace the bot's own
+    made.append((target, name, False))
+    with os.fdopen(out, "wb") as sink:
+        os.fchmod(sink.fileno(), mode)  # exactly this mode, whatever the umask
+        with os.fdopen(os.open(name, _NOFOLLOW, dir_fd=source), "rb") as src:
+            shutil.copyfileobj(src, sink)
