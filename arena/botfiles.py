@@ -247,12 +247,19 @@ def read_folder(folder: Path, limits: Limits = LIMITS) -> dict[tuple[str, ...], 
 
 
 def write_folder(files: dict[tuple[str, ...], BotFile], target: Path) -> None:
-    """Write `files` into the new, empty folder `target` (readable by a bot's own uid)."""
+    """Write `files` into `target`, a new or empty folder (made readable by a bot's own uid)."""
+    target.mkdir(exist_ok=True)
+    target.chmod(0o755)
     for item in files.values():
         path = target.joinpath(*item.parts)
-        path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        for parent in reversed(path.relative_to(target).parents[:-1]):
+            if not (target / parent).is_dir():
+                (target / parent).mkdir()
+                (target / parent).chmod(0o755)
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        with _descriptor(os.open(path, flags, 0o755 if item.executable else 0o644)) as fd:
+        mode = 0o755 if item.executable else 0o644
+        with _descriptor(os.open(path, flags, mode)) as fd:
+            os.fchmod(fd, mode)  # as stored, whatever the umask: a bot's own uid reads it
             view = memoryview(item.data)
             while view:
                 view = view[os.write(fd, view) :]

@@ -97,7 +97,6 @@ def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Pat
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix=f".{target.name[:12]}-", dir=target.parent))
     try:
-        partial.chmod(0o755)  # a sandboxed bot's own uid reads its stored copy
         botfiles.write_folder(files, partial)
         yield partial
         try:

@@ -475,3 +475,19 @@ def test_a_smoke_match_looks_like_a_tournament_match(home: Path, store: Store) -
 
 def test_names_doctests() -> None:
     assert doctest.testmod(names).failed == 0
+
+
+def test_a_stored_copy_is_readable_whatever_the_umask(tmp_path: Path) -> None:
+    """A sandboxed bot runs under its own uid: it must read its stored files."""
+    folder = polite_folder(tmp_path / "bot")
+    (folder / "lib").mkdir()
+    (folder / "lib" / "run").write_text("#!/bin/sh\n")
+    (folder / "lib" / "run").chmod(0o700)
+    read = registry.snapshot(folder)
+    old = os.umask(0o077)
+    try:
+        botfiles.write_folder(read.files, tmp_path / "copy")
+    finally:
+        os.umask(old)
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "copy").rglob("*")}
+    assert modes == {"bot.py": 0o644, "bot.toml": 0o644, "lib": 0o755, "run": 0o755}
