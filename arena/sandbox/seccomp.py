@@ -142,8 +142,9 @@ def status() -> tuple[bool, str]:
         size = len(program())
     except SeccompUnavailable as error:
         return False, str(error)
-    calls = len(DENIED_CALLS) + len(LOCK_CALLS)
+    calls = len(DENIED_CALLS) + len(LOCK_CALLS) + len(LOCK_COMMANDS) + len(WATCH_COMMANDS)
     return True, (
-        f"seccomp filter ({size // 8} BPF instructions): file locks, leases and watches, "
-        f"keyrings and {calls} other system calls fail"
+        f"seccomp filter, {calls} calls refused ({size // 8} BPF instructions): file locks, "
+        "leases, inotify/fanotify, keyrings, mounts and namespaces, ptrace, bpf, perf, "
+        "io_uring, page-cache probes"
     )
