@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from arena.store import Store
 
 ARENA = [sys.executable, "-m", "arena"]
 
@@ -80,3 +85,43 @@ def test_arena_runs_when_the_default_start_method_is_not_fork(tmp_path: Path) ->
     )
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert json.loads(done.stdout)
+
+
+def wait_for(condition: Callable[[], bool], seconds: float = 120) -> None:
+    """Poll until `condition()` holds (an event to wait for, not a timing to test)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_a_tournament_marks_it_interrupted_and_resume_finishes(
+    tmp_path: Path,
+) -> None:
+    command = ["tournament", "run", "--game", "take-that", "--rounds", "12", "--workers", "2"]
+    command += ["--bots", "random,first-legal,take-that-heuristic", "--fresh-processes"]
+    process = subprocess.Popen(
+        ARENA + command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env_for(tmp_path)
+    )
+    store = Store(f"sqlite:///{tmp_path / 'home' / 'arena.db'}")
+    try:
+        wait_for(lambda: (tmp_path / "home" / "arena.db").exists())
+        wait_for(lambda: bool(store.tournaments()) and store.match_counts(1)[0] >= 1)
+        process.send_signal(signal.SIGINT)
+        _out, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, stderr.decode()
+    message = stderr.decode().strip().splitlines()[-1]
+    assert message.startswith("error: interrupted: stopped after")
+    assert "arena tournament resume 1" in message
+    assert "Traceback" not in stderr.decode()
+    assert store.tournament(1).status == "interrupted"  # type: ignore[union-attr]
+    done, total = store.match_counts(1)
+    assert done < total
+    resumed = subprocess.run(
+        [*ARENA, "tournament", "resume", "1", "--json"], capture_output=True, env=env_for(tmp_path)
+    )
+    assert resumed.returncode == 0, resumed.stderr.decode()
+    assert store.tournament(1).status == "finished"  # type: ignore[union-attr]
+    assert store.match_counts(1) == (total, total)

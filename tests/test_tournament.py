@@ -158,3 +158,24 @@ def test_resume_after_kill_9_plays_every_match_exactly_once(tmp_path: Path) -> N
     assert numbers == list(range(72))
     seats = store.seat_rows(tournament_id=tid)
     assert len(seats) == 72 * 2  # no match recorded twice
+
+
+def test_resume_runs_with_the_tournaments_own_settings_unless_overridden(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+    from arena.cli import tournament as tournament_cli
+
+    store = make_store(tmp_path)
+    tid = runner.create(store, tmp_path, config(workers=2, fresh_processes=True, pin_workers=False))
+    calls: list[tuple[object, ...]] = []
+    monkeypatch.setattr(tournament_cli, "play", lambda *args: calls.append(args[2:]) or 0.0)
+    base = ["--home", str(tmp_path), "--db", f"sqlite:///{tmp_path / 'arena.db'}"]
+    cli = CliRunner()
+    assert cli.invoke(app, [*base, "tournament", "resume", str(tid)]).exit_code == 0
+    overridden = [*base, "tournament", "resume", str(tid), "--workers", "1", "--reuse-processes"]
+    assert cli.invoke(app, [*overridden, "--pin"]).exit_code == 0
+    # (workers, fresh processes, pin, quiet, executor)
+    assert calls == [(2, True, False, False, "local"), (1, False, True, False, "local")]

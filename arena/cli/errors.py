@@ -27,6 +27,8 @@ class UserError(ValueError):
 
 
 EXPECTED = (UserError, GameError, BotFolderError, ReplayError, StoreError)
+#: The exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -48,5 +50,7 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
             return command(*args, **kwargs)
         except EXPECTED as error:
             raise fail(str(error)) from None
+        except KeyboardInterrupt:  # a tournament run reports its own, with a resume hint
+            raise fail("interrupted", code=INTERRUPTED) from None
 
     return wrapper

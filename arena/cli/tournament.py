@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from arena import reports
 from arena.cli.common import echo_json, home, open_store, out, print_rows
-from arena.cli.errors import UserError, err, fail, reports_errors
+from arena.cli.errors import INTERRUPTED, UserError, err, fail, reports_errors
 from arena.cli.safe import text
 from arena.lineup import parse_variant_pairs
 from arena.store import Store
@@ -42,7 +42,8 @@ def play(
 ) -> float:
     """Run a tournament's unrecorded matches with a live progress bar; returns seconds taken.
 
-    Ends with exit code 1 and a resume hint when the executor is lost mid-run.
+    Ends with exit code 1 and a resume hint when the executor is lost mid-run, and
+    with 130 when stopped by Ctrl-C.
     """
     began = time.monotonic()
     if executor != LOCAL:  # Dask logs every connection at INFO; show that only with -v
@@ -54,18 +55,22 @@ def play(
         TextColumn("{task.fields[rate]:.1f} matches/s"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=err, transient=False, disable=quiet) as bar:
-        done, total = store.match_counts(tournament_id)
-        task = bar.add_task(f"tournament {tournament_id}", total=total, completed=done, rate=0.0)
-        start_done = done
+    try:  # the error line comes after the progress bar's last line
+        with Progress(*columns, console=err, transient=False, disable=quiet) as bar:
+            done, total = store.match_counts(tournament_id)
+            task = bar.add_task(
+                f"tournament {tournament_id}", total=total, completed=done, rate=0.0
+            )
+            start_done = done
 
-        def report(progress: runner.Progress) -> None:
-            rate = (progress.done - start_done) / max(1e-9, time.monotonic() - began)
-            bar.update(task, completed=progress.done, rate=rate)
-            for label in progress.suspended_now:
-                err.print(text(("suspended", "yellow"), f" {label}: too many forfeits in a row"))
+            def report(progress: runner.Progress) -> None:
+                rate = (progress.done - start_done) / max(1e-9, time.monotonic() - began)
+                bar.update(task, completed=progress.done, rate=rate)
+                for label in progress.suspended_now:
+                    err.print(
+                        text(("suspended", "yellow"), f" {label}: too many forfeits in a row")
+                    )
 
-        try:
             runner.run(
                 store,
                 tournament_id,
@@ -75,8 +80,10 @@ def play(
                 pin_workers=pin,
                 on_progress=report,
             )
-        except ExecutorLost as error:
-            raise fail(str(error), code=1) from None
+    except ExecutorLost as error:
+        raise fail(str(error), code=1) from None
+    except runner.Interrupted as error:
+        raise fail(str(error), code=INTERRUPTED) from None
     return time.monotonic() - began
 
 
@@ -178,18 +185,39 @@ def run(
 @reports_errors
 def resume(
     tournament_id: Annotated[int, typer.Argument(help="Tournament id.")],
-    workers: Annotated[int, typer.Option(help="Parallel worker processes.")] = 1,
+    workers: Annotated[
+        int | None, typer.Option(help="Parallel worker processes (default: as it was run).")
+    ] = None,
     executor: ExecutorOption = None,
-    fresh_processes: Annotated[bool, typer.Option("--fresh-processes")] = False,
+    fresh_processes: Annotated[
+        bool | None,
+        typer.Option("--fresh-processes/--reuse-processes", help="Default: as it was run."),
+    ] = None,
+    pin: Annotated[
+        bool | None, typer.Option("--pin/--no-pin", help="Default: as it was run.")
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Finish an interrupted tournament: play exactly the matches not yet recorded."""
+    """Finish an interrupted tournament: play exactly the matches not yet recorded.
+
+    It runs with the tournament's own settings (workers, executor, fresh processes,
+    pinning) unless an option says otherwise.
+    """
     store = open_store()
-    if store.tournament(tournament_id) is None:
+    tournament = store.tournament(tournament_id)
+    if tournament is None:
         raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
-    where = check_name(executor or LOCAL)
-    play(store, tournament_id, workers, fresh_processes, True, quiet, where)
+    stored = tournament.settings
+    play(
+        store,
+        tournament_id,
+        workers if workers is not None else int(stored.get("workers", 1)),
+        fresh_processes if fresh_processes is not None else bool(stored.get("fresh_processes")),
+        pin if pin is not None else bool(stored.get("pin_workers", True)),
+        quiet,
+        check_name(executor or str(stored.get("executor", LOCAL))),
+    )
     show_summary(store, tournament_id, as_json)
 
 

@@ -252,7 +252,7 @@ class DaskExecutor:
         """Matches started more than once in this run (their worker died): key -> starts."""
         return {key: n for key, n in self.starts.items() if n > 1}
 
-    def shutdown(self) -> None:
+    def shutdown(self, now: bool = False) -> None:
         """Drop unfinished matches, close the workers' idle bot processes, disconnect."""
         try:
             if self.client.status == "running":

@@ -59,8 +59,11 @@ class Executor(Protocol):
         """Start a match."""
         ...
 
-    def shutdown(self) -> None:
-        """Stop, dropping matches not yet started; close idle bot processes."""
+    def shutdown(self, now: bool = False) -> None:
+        """Stop, dropping matches not yet started; close idle bot processes.
+
+        With `now` (Ctrl-C, an error) matches in progress are abandoned too.
+        """
         ...
 
 
@@ -138,8 +141,8 @@ class InProcess:
         """The match runs when its result is asked for."""
         return _Lazy(spec, self.pool)
 
-    def shutdown(self) -> None:
-        """Close the idle bot processes."""
+    def shutdown(self, now: bool = False) -> None:
+        """Close the idle bot processes (a match in progress ran in the caller's thread)."""
         self.pool.close()
 
 
@@ -253,8 +256,17 @@ class Processes:
         self.inner = self._new_pool()
         self.generation += 1
 
-    def shutdown(self) -> None:
-        """Cancel what has not started and wait for the workers to exit."""
+    def shutdown(self, now: bool = False) -> None:
+        """Cancel what has not started and wait for the workers to exit.
+
+        With `now`, the workers are killed first rather than left to finish their
+        matches (their bots die with them: bubblewrap's --die-with-parent).
+        """
+        if now:
+            # ProcessPoolExecutor has no public way to stop a running call before 3.14.
+            for process in list(self.inner._processes.values()):
+                with contextlib.suppress(OSError):
+                    process.kill()
         self.inner.shutdown(wait=True, cancel_futures=True)
         for fd in (self._started_r, self._started_w):
             with contextlib.suppress(OSError):

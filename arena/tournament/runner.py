@@ -65,6 +65,11 @@ def create(store: Store, home: Path, config: TournamentConfig) -> int:
             "startup_timeout": config.startup_timeout,
             "suspend_after": config.suspend_after,
             "limits": dict(config.limits),
+            # How it runs: `resume` uses the same unless told otherwise.
+            "workers": config.workers,
+            "executor": config.executor,
+            "fresh_processes": config.fresh_processes,
+            "pin_workers": config.pin_workers,
         },
     )
     schedule = [
@@ -213,25 +218,38 @@ def run(
     else:
         pool = executor
     store.set_tournament_status(tournament_id, "running")
+    stopped = True  # until the loop ends normally: then idle workers may finish politely
     try:
-        for match, result in _results(pool, tournament, pending, refs, suspensions, secret):
+        results = _results(pool, tournament, pending, refs, suspensions, secret)
+        for done, (match, result) in enumerate(results, start=len(recorded) + 1):
             _record(store, tournament.game, match, result, suspensions.suspended)
             newly = _note(suspensions, match, result)
             if on_progress is not None:
-                done = len(recorded) + pending.index(match) + 1
                 labels = [f"{names[v][0]} v{names[v][1]}" for v in newly]
                 on_progress(Progress(done, total, match, result, labels))
+        stopped = False
     except ExecutorLost as error:
-        store.set_tournament_status(tournament_id, "interrupted")
-        done, total = store.match_counts(tournament_id)
-        raise ExecutorLost(
-            f"{error}: stopped after {done} of {total} matches "
-            f"(finish with: arena tournament resume {tournament_id})"
-        ) from None
+        raise ExecutorLost(f"{error}: {_stop(store, tournament_id)}") from None
+    except KeyboardInterrupt:
+        raise Interrupted(f"interrupted: {_stop(store, tournament_id)}") from None
     finally:
         if owned:
-            pool.shutdown()
+            pool.shutdown(now=stopped)
     store.set_tournament_status(tournament_id, "finished")
+
+
+class Interrupted(RuntimeError):
+    """The run was stopped (Ctrl-C); the tournament is `interrupted` and can be resumed."""
+
+
+def _stop(store: Store, tournament_id: int) -> str:
+    """Mark a cut-off run `interrupted`; how far it got and how to finish it."""
+    store.set_tournament_status(tournament_id, "interrupted")
+    done, total = store.match_counts(tournament_id)
+    return (
+        f"stopped after {done} of {total} matches "
+        f"(finish with: arena tournament resume {tournament_id})"
+    )
 
 
 def _note(suspensions: _Suspensions, match: Match, result: MatchResult | None) -> list[int]:
