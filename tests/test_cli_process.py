@@ -125,3 +125,28 @@ def test_ctrl_c_stops_a_tournament_marks_it_interrupted_and_resume_finishes(
     assert resumed.returncode == 0, resumed.stderr.decode()
     assert store.tournament(1).status == "finished"  # type: ignore[union-attr]
     assert store.match_counts(1) == (total, total)
+
+
+def test_no_fork_warning_escapes_a_tournament_with_workers(tmp_path: Path) -> None:
+    """Python 3.12+ warns about fork() in a threaded process; the pool forks knowingly."""
+    command = ["tournament", "run", "--game", "take-that", "--bots", "random,first-legal"]
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-W",
+            "always::DeprecationWarning",
+            "-m",
+            "arena",
+            *command,
+            "--rounds",
+            "1",
+            "--workers",
+            "2",
+            "-q",
+        ],
+        capture_output=True,
+        env=env_for(tmp_path),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert b"DeprecationWarning" not in done.stderr

@@ -20,7 +20,9 @@ import multiprocessing
 import os
 import signal
 import threading
+import warnings
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
@@ -183,6 +185,24 @@ def _worker_run(spec: MatchSpec) -> MatchResult:
     return run_match(spec, _WORKER_POOL)
 
 
+@contextlib.contextmanager
+def _forking_knowingly() -> Iterator[None]:
+    """Silence Python 3.12+'s warning about fork() in a process with threads, here only.
+
+    The pool's first submit forks its workers. The coordinator then has threads: the
+    sandbox launcher (blocked on its own queue, which a worker never touches: it
+    starts its own) and multiprocessing-logging's relay (workers only put records on
+    its queue, which resets its locks after a fork; logging re-creates its handler
+    locks at fork). No lock a worker needs can be held by another thread at that
+    moment, and the relay needs fork: its handler is inherited, not pickled.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", r"This process .* is multi-threaded, use of fork\(\)", DeprecationWarning
+        )
+        yield
+
+
 class Processes:
     """W forked worker processes, each with its own bot pool (and core, when pinned).
 
@@ -236,7 +256,7 @@ class Processes:
 
     def start(self, spec: MatchSpec) -> tuple[int, cf.Future[MatchResult]]:
         """Queue one attempt; returns the pool generation it runs on."""
-        with self._lock:
+        with self._lock, _forking_knowingly():
             try:
                 return self.generation, self.inner.submit(_worker_run, spec)
             except BrokenProcessPool:
