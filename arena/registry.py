@@ -20,6 +20,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from sqlalchemy.exc import IntegrityError
+
 from arena import botfiles, names
 from arena.botfiles import BotFile
 from arena.games import all_games, load_game
@@ -184,13 +186,28 @@ def submit(store: Store, home: Path, path: str, name: str | None = None) -> tupl
     with _staged(read.files, target) as folder:
         stored = replace(load_manifest(folder), name=manifest.name)
         smoke_test(stored)
-    try:
-        version = store.add_bot_version(
-            manifest.name, sha, str(target), stored.command, list(stored.games), owner
-        )
-    except NotOwnerError as error:  # registered by someone else while this one was tested
-        raise BotFolderError(str(error)) from None
-    return version, True
+    return _add_version(store, manifest.name, sha, str(target), stored, owner)
+
+
+def _add_version(
+    store: Store, name: str, sha: str, folder: str, stored: Manifest, owner: str
+) -> tuple[BotVersion, bool]:
+    """Store the version; the same code registered at the same moment by another command
+    (a unique-constraint conflict) is that command's version, not an error."""
+    for _attempt in range(3):
+        try:
+            version = store.add_bot_version(
+                name, sha, folder, stored.command, list(stored.games), owner
+            )
+            return version, True
+        except NotOwnerError as error:  # registered by someone else while this one was tested
+            raise BotFolderError(str(error)) from None
+        except IntegrityError:
+            existing = store.bot_version_by_sha(name, sha)
+            if existing is not None:
+                return existing, False
+            # another version or the bot row itself came first: count again
+    raise BotFolderError(f"could not register {name}: other submissions kept conflicting")
 
 
 def bot_ref(version: BotVersion, name: str) -> BotRef:

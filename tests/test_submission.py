@@ -16,6 +16,8 @@ import shutil
 import socket
 import sqlite3
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -491,3 +493,25 @@ def test_a_stored_copy_is_readable_whatever_the_umask(tmp_path: Path) -> None:
         os.umask(old)
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "copy").rglob("*")}
     assert modes == {"bot.py": 0o644, "bot.toml": 0o644, "lib": 0o755, "run": 0o755}
+
+
+def test_the_same_bot_submitted_by_several_commands_at_once_is_one_version(
+    tmp_path: Path,
+) -> None:
+    """Once an IntegrityError traceback, 3 of 3 tries: now every command succeeds."""
+    env = {**os.environ, "ARENA_HOME": str(tmp_path / "home")}
+    folder = str(Path(__file__).parent / "bots" / "polite")
+    commands = [
+        subprocess.Popen(
+            [sys.executable, "-m", "arena", "bot", "submit", folder],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        for _ in range(4)
+    ]
+    outcomes = [(c.wait(timeout=120), c.communicate()[1].decode()) for c in commands]
+    assert [code for code, _err in outcomes] == [0] * 4, outcomes
+    assert all("Traceback" not in err for _code, err in outcomes)
+    store = Store(f"sqlite:///{tmp_path / 'home' / 'arena.db'}")
+    assert [v.number for v in store.versions(name="polite")] == [1]
