@@ -3,9 +3,9 @@
 Run: .venv/bin/python scripts/bench_fairness.py [--decisions 10000] [--rounds 3] [--deadline 0.05]
 
 Two worker processes play Take That matches back to back, as a tournament with
-`--workers 2` does. Worker A plays tests/bots/starver (up to 300 busy children,
-each in its own session and pinned to every core) against tests/bots/polite
-(answers at once); worker B plays polite against polite beside it. Each condition
+`--workers 2` does. Worker A plays tests/bots/starver (up to 300 busy children at
+nice 19, each in its own session and allowed on every core) against
+tests/bots/polite (answers at once); worker B plays polite against polite beside it. Each condition
 runs until the polite bots have made `--decisions` decisions:
 
 - alone: both workers play polite against polite (the baseline);
@@ -14,7 +14,8 @@ runs until the polite bots have made `--decisions` decisions:
   the CPU controller turned off, to show what it does.
 
 The conditions are interleaved round by round. Printed per condition: timeouts of
-polite seats (the goal is 0) and of the starver, the polite decision latency
+polite seats (the goal is 0; worker A's share, in the starver's own match, apart)
+and of the starver, the polite decision latency
 p50 / p99 / max (request written to answer read, as the referee measures it; a
 timed-out decision counts as the deadline), wall time and the CPU time the whole
 machine spent busy meanwhile (from /proc/stat: the processes of a killed sandbox are
@@ -122,7 +123,7 @@ def worker(
                 done.value += added
     finally:
         pool.close()
-    results.put(tally)
+    results.put((label, tally))
 
 
 @dataclass
@@ -137,6 +138,9 @@ class Figures:
     max: float
     wall: float
     cpu: float
+    #: Polite decisions and timeouts in worker A's matches (beside the starver, in its match).
+    own_decisions: int
+    own_timeouts: int
 
 
 def machine_cpu_seconds() -> float:
@@ -164,8 +168,12 @@ def run_condition(name: str, deadline: float, target: int) -> Figures:
     warm.wait()
     cpu_before, began = machine_cpu_seconds(), time.monotonic()
     total = Tally()
+    own = Tally()
     for _process in workers:
-        total.add(results.get())
+        label, tally = results.get()
+        total.add(tally)
+        if label == "a0":
+            own = tally
     for process in workers:
         process.join()
     wall, cpu = time.monotonic() - began, machine_cpu_seconds() - cpu_before
@@ -179,6 +187,8 @@ def run_condition(name: str, deadline: float, target: int) -> Figures:
         ordered[-1],
         wall,
         cpu,
+        len(own.latencies),
+        own.polite_timeouts,
     )
 
 
@@ -212,6 +222,8 @@ def main() -> None:
         print(
             f"{name:24} decisions {spread([f.decisions for f in runs], digits=0)}  "
             f"polite timeouts {spread([f.polite_timeouts for f in runs], digits=0)}  "
+            f"(worker A: {spread([f.own_decisions for f in runs], digits=0)} decisions, "
+            f"{spread([f.own_timeouts for f in runs], digits=0)} timeouts)  "
             f"starver timeouts {spread([f.starver_timeouts for f in runs], digits=0)}\n"
             f"{'':24} p50 {spread([f.p50 for f in runs], ' ms', 2)}  "
             f"p99 {spread([f.p99 for f in runs], ' ms', 2)}  "
