@@ -6,7 +6,8 @@ Two worker processes play Take That matches back to back, as a tournament with
 `--workers 2` does. Worker A plays tests/bots/starver (up to 300 busy children at
 nice 19, each in its own session and allowed on every core) against
 tests/bots/polite (answers at once); worker B plays polite against polite beside it. Each condition
-runs until the polite bots have made `--decisions` decisions:
+runs until the polite bots have made `--decisions` decisions, `--own` of them in
+worker A, beside or against the starver:
 
 - alone: both workers play polite against polite (the baseline);
 - starver: the starver in worker A, every cgroup controller on (arena's default);
@@ -70,10 +71,9 @@ class Tally:
         self.matches += other.matches
 
 
-def _count(result: Any, names: tuple[str, ...], deadline_ms: float, tally: Tally) -> int:
-    """Add one match's polite decisions to `tally`; returns how many there were."""
+def _count(result: Any, names: tuple[str, ...], deadline_ms: float, tally: Tally) -> None:
+    """Add one match's polite decisions (and timeouts) to `tally`."""
     assert result.replay is not None
-    before = len(tally.latencies)
     for seat, name in enumerate(names):
         if name != "polite":
             tally.starver_timeouts += result.seats[seat].status is SeatStatus.TIMEOUT
@@ -83,7 +83,6 @@ def _count(result: Any, names: tuple[str, ...], deadline_ms: float, tally: Tally
         if result.seats[seat].status is SeatStatus.TIMEOUT:
             tally.polite_timeouts += 1
             tally.latencies.append(deadline_ms)  # the decision that timed out took at least this
-    return len(tally.latencies) - before
 
 
 def worker(
@@ -92,11 +91,10 @@ def worker(
     setting: str,
     deadline: float,
     target: int,
-    done: Any,
     warm: Any,
     results: Any,
 ) -> None:
-    """Play `names` matches until the polite decisions of all workers reach `target`.
+    """Play `names` matches until its polite bots have made `target` decisions.
 
     One warm-up match first, not counted, then a wait for the other worker and the
     timer: counting starts once every bot, the starver's children too, is running.
@@ -110,17 +108,15 @@ def worker(
     try:
         run_match(MatchSpec(f"{label}-warm", "take-that", 0, refs, decision_timeout=1.0), pool)
         warm.wait()
-        while done.value < target:
+        while len(tally.latencies) < target:
             seats = refs if number % 2 == 0 else refs[::-1]  # both seat orders
             order = names if number % 2 == 0 else names[::-1]
             spec = MatchSpec(
                 f"{label}-{number}", "take-that", number, seats, decision_timeout=deadline
             )
-            added = _count(run_match(spec, pool), order, deadline * 1000, tally)
+            _count(run_match(spec, pool), order, deadline * 1000, tally)
             tally.matches += 1
             number += 1
-            with done.get_lock():
-                done.value += added
     finally:
         pool.close()
     results.put((label, tally))
@@ -150,18 +146,17 @@ def machine_cpu_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
-def run_condition(name: str, deadline: float, target: int) -> Figures:
+def run_condition(name: str, deadline: float, targets: tuple[int, int]) -> Figures:
     """Run both workers for one condition; their figures, wall and machine CPU time."""
     bots, setting = CONDITIONS[name]
     context = multiprocessing.get_context("fork")
-    done = context.Value("q", 0)
     results, warm = context.Queue(), context.Barrier(3)
     workers = [
         context.Process(
             target=worker,
-            args=(f"a{i}", names, setting, deadline, target, done, warm, results),
+            args=(f"a{i}", names, setting, deadline, target, warm, results),
         )
-        for i, names in enumerate((bots, ("polite", "polite")))
+        for i, (names, target) in enumerate(zip((bots, ("polite", "polite")), targets, strict=True))
     ]
     for process in workers:
         process.start()
@@ -202,6 +197,9 @@ def spread(values: list[float], unit: str = "", digits: int = 1) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--decisions", type=int, default=10_000, help="polite decisions per run")
+    parser.add_argument(
+        "--own", type=int, default=500, help="of which in worker A (the starver's match)"
+    )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--deadline", type=float, default=0.05, help="decision deadline (s)")
     args = parser.parse_args()
@@ -209,12 +207,14 @@ def main() -> None:
     print(
         f"{os.cpu_count()} cores; bots {'in bubblewrap' if found.bwrap else 'NOT sandboxed'}; "
         f"cgroup: {found.cgroup_reason}; deadline {args.deadline * 1000:.0f} ms; "
-        f">= {args.decisions} polite decisions per run; 2 workers; {args.rounds} rounds"
+        f">= {args.decisions} polite decisions per run ({args.own} in worker A); 2 workers; "
+        f"{args.rounds} rounds"
     )
     figures: dict[str, list[Figures]] = {name: [] for name in CONDITIONS}
     for number in range(args.rounds):
         for name in CONDITIONS:
-            figures[name].append(run_condition(name, args.deadline, args.decisions))
+            targets = (args.own, args.decisions - args.own)
+            figures[name].append(run_condition(name, args.deadline, targets))
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
         print(f"round {number + 1} done; load average {load}", flush=True)
     print("median (min..max) over rounds:")
