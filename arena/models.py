@@ -1,8 +1,13 @@
 """Every table of arena's database, in one module (as the SQLModel docs lay it out).
 
 Bots are submitted as immutable, content-addressed versions; ratings belong to
-a (bot version, game) pair; a tournament's whole schedule is written as Match
-rows before play, so an interrupted tournament resumes where it stopped.
+a (bot version, game, rules version) triple; a tournament's whole schedule is
+written as Match rows before play, so an interrupted tournament resumes where it
+stopped. Replays live in their own table, which statistics never read.
+
+The schema changes only through a migration (`arena/migrations/versions/`): a
+change here needs a new revision there (tests/test_migrations.py checks that the
+migrated schema is this one).
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -26,7 +31,7 @@ class Bot(SQLModel, table=True):
     name: str = Field(index=True, unique=True)
     #: Who registered the name: the submitting OS user (`arena.names`), "arena" for
     #: the bundled bots. A database made before owners were kept gets the user who
-    #: first opens it with this arena (`Store`).
+    #: first opens it with this arena (migration 0002).
     owner: str = Field(default="")
     created_at: datetime = Field(default_factory=now)
 
@@ -60,7 +65,8 @@ class Tournament(SQLModel, table=True):
     format: str
     players: int
     rounds: int
-    seed: int
+    #: Any seed up to 2**63 - 1, hence BIGINT.
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
     variant: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     #: Everything else the run needs (timeouts, limits, suspension threshold, ...).
     settings: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
@@ -73,14 +79,21 @@ class Tournament(SQLModel, table=True):
 class Match(SQLModel, table=True):
     """One scheduled match; `recorded` once its result (or suspension) is stored."""
 
-    __table_args__ = (UniqueConstraint("tournament_id", "number"),)
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "number"),
+        # Leaderboards: the recorded matches of one game under one rules version.
+        Index("ix_match_game_version_recorded", "game", "game_version", "recorded"),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     tournament_id: int | None = Field(default=None, foreign_key="tournament.id", index=True)
     #: Position in the tournament's schedule; results are recorded and rated in this order.
     number: int
     game: str
-    seed: int
+    #: The rules version of the game it is played under (the tournament's).
+    game_version: int
+    #: The public pairing seed: 48 bits, hence BIGINT.
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
     #: The bot versions by seat, as scheduled.
     lineup: list[int] = Field(sa_column=Column(JSON, nullable=False))
     recorded: bool = Field(default=False, index=True)
@@ -88,8 +101,16 @@ class Match(SQLModel, table=True):
     status: str | None = None
     error: str | None = None
     seconds: float | None = None
-    replay: str | None = Field(default=None, sa_column=Column(Text))
     recorded_at: datetime | None = None
+
+
+class MatchReplay(SQLModel, table=True):
+    """The replay of a recorded match (JSON text): apart, so that statistics never load it."""
+
+    match_id: int = Field(
+        sa_column=Column(ForeignKey("match.id"), primary_key=True, autoincrement=False)
+    )
+    replay: str = Field(sa_column=Column(Text, nullable=False))
 
 
 class MatchSeat(SQLModel, table=True):
@@ -114,13 +135,19 @@ class MatchSeat(SQLModel, table=True):
 
 
 class Rating(SQLModel, table=True):
-    """The current TrueSkill rating of one bot version at one game."""
+    """The current TrueSkill rating of one bot version at one game under one rules version."""
 
-    __table_args__ = (UniqueConstraint("bot_version_id", "game"),)
+    __table_args__ = (
+        UniqueConstraint(
+            "bot_version_id", "game", "game_version", name="uq_rating_version_game_rules"
+        ),
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     bot_version_id: int = Field(foreign_key="botversion.id", index=True)
     game: str = Field(index=True)
+    #: The game's rules version: a rules change starts every bot afresh.
+    game_version: int
     mu: float
     sigma: float
     matches: int = 0

@@ -1,19 +1,32 @@
 """What the CLI shows, as plain JSON-ready data: leaderboards, bots, tournaments.
 
 The CLI prints these as tables or, with --json, as they are; no SQL here
-(the store answers the queries) and no terminal output.
+(the store answers the queries, aggregated in the database, never reading a
+replay) and no terminal output. Ratings and leaderboards are per rules version
+of a game: the current one unless asked for another.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
+from arena.games import load_game
 from arena.store import Store
 
 
-def leaderboard(store: Store, game: str, tournament_id: int | None = None) -> list[dict[str, Any]]:
-    """Rank, bot, version, mu, sigma, conservative rating, games, wins, average score, forfeits."""
+def leaderboard(
+    store: Store, game: str, tournament_id: int | None = None, rules: int | None = None
+) -> list[dict[str, Any]]:
+    """Rank, bot, version, mu, sigma, conservative rating, games, wins, average score, forfeits.
+
+    All time: under rules version `rules` of the game (default: the current one).
+    For a tournament: its own matches, under the rules it was scheduled with.
+    """
+    if tournament_id is not None:
+        found = store.tournament(tournament_id)
+        rules = found.game_version if found is not None else rules
+    if rules is None:
+        rules = load_game(game).spec.version
     return [
         {
             "rank": i + 1,
@@ -27,7 +40,7 @@ def leaderboard(store: Store, game: str, tournament_id: int | None = None) -> li
             "avg_score": None if row.average_score is None else round(row.average_score, 3),
             "forfeits": row.forfeits,
         }
-        for i, row in enumerate(store.leaderboard(game, tournament_id))
+        for i, row in enumerate(store.leaderboard(game, rules, tournament_id))
     ]
 
 
@@ -50,31 +63,28 @@ def bots(store: Store) -> list[dict[str, Any]]:
 
 
 def bot_details(store: Store, name: str) -> dict[str, Any] | None:
-    """Versions, games played and rating per game, recent forfeits with stderr tails."""
+    """Versions, games played and rating per game and rules version, recent forfeits."""
     versions = store.versions(name=name)
     if not versions:
         return None
-    ratings = []
-    played: Counter[int] = Counter()
-    ids = {v.id for v in versions}
-    for _match, seat in store.seat_rows():
-        if seat.bot_version_id in ids:
-            played[seat.bot_version_id] += 1
-    for version in versions:
-        for game in sorted({r.game for r in store.ratings_of(version.id or 0)}):
-            for row in store.leaderboard(game):
-                if row.bot_version_id == version.id:
-                    ratings.append(
-                        {
-                            "version": version.number,
-                            "game": game,
-                            "mu": round(row.mu, 3),
-                            "sigma": round(row.sigma, 3),
-                            "rating": round(row.conservative, 3),
-                            "games": row.games,
-                        }
-                    )
+    ids = [v.id or 0 for v in versions]
     numbers = {v.id: v.number for v in versions}
+    played = store.matches_played(ids)
+    ratings = [
+        {
+            "version": numbers[rating.bot_version_id],
+            "game": rating.game,
+            "rules": rating.game_version,
+            "mu": round(rating.mu, 3),
+            "sigma": round(rating.sigma, 3),
+            "rating": round(rating.mu - 3 * rating.sigma, 3),
+            "games": games,
+        }
+        for rating, games in sorted(
+            store.ratings_of(ids),
+            key=lambda pair: (numbers[pair[0].bot_version_id], pair[0].game, -pair[0].game_version),
+        )
+    ]
     return {
         "bot": name,
         "versions": [
@@ -82,7 +92,7 @@ def bot_details(store: Store, name: str) -> dict[str, Any] | None:
                 "version": v.number,
                 "sha256": v.sha256,
                 "games": v.games,
-                "matches": played[v.id or 0],
+                "matches": played.get(v.id or 0, 0),
                 "submitted": v.created_at.isoformat(timespec="seconds"),
             }
             for v in versions
@@ -132,17 +142,12 @@ def tournament_details(store: Store, tournament_id: int) -> dict[str, Any] | Non
     done, total = store.match_counts(tournament_id)
     names = store.version_names()
     label = {v: f"{n} v{k}" for v, (n, k) in names.items()}
-    forfeits: Counter[str] = Counter()
-    errors = 0
-    for match, seat in store.seat_rows(tournament_id=tournament_id):
-        if seat.status != "ok":
-            forfeits[seat.status] += 1
-        if match.status == "platform-error" and seat.seat == 0:
-            errors += 1
+    forfeits = {k: n for k, n in store.seat_statuses(tournament_id).items() if k != "ok"}
     return {
         "id": t.id,
         "name": t.name,
         "game": t.game,
+        "rules": t.game_version,
         "format": t.format,
         "players": t.players,
         "rounds": t.rounds,
@@ -151,7 +156,7 @@ def tournament_details(store: Store, tournament_id: int) -> dict[str, Any] | Non
         "status": t.status,
         "played": done,
         "scheduled": total,
-        "platform_errors": errors,
+        "platform_errors": store.void_matches(tournament_id),
         "standings": leaderboard(store, t.game, tournament_id),
         "head_to_head": [
             {"bot": label[a], "opponent": label[b], "better": w, "equal": d, "worse": lost}

@@ -9,7 +9,7 @@ Any other SQLAlchemy URL (PostgreSQL) works as it is.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,19 +17,41 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from sqlalchemy import Engine, bindparam, event, func, inspect
-from sqlalchemy import text as sql
-from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
-from sqlmodel import Session, SQLModel, col, create_engine, select
+from sqlalchemy import Engine, and_, case, event, func, make_url
+from sqlalchemy import select as select_columns
+from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.orm import aliased
+from sqlmodel import Session, col, create_engine, select
 
-from arena import names, seeds
-from arena.manifest import bundled_names
-from arena.models import Bot, BotVersion, Match, MatchSeat, Rating, Secret, Tournament, now
+from arena import migrations, names, seeds
+from arena.migrations import MigrationError
+from arena.models import (
+    Bot,
+    BotVersion,
+    Match,
+    MatchReplay,
+    MatchSeat,
+    Rating,
+    Secret,
+    Tournament,
+    now,
+)
 from arena.rating import Skill
 
 
 class StoreError(RuntimeError):
-    """The database cannot be opened or used (a one-line reason for the user)."""
+    """The database cannot be opened or used (a one-line reason for the user).
+
+    An environment error (unreachable, locked, full, read-only): exit code 1.
+    """
+
+    exit_code = 1
+
+
+class StoreInputError(StoreError):
+    """Bad input about the database (a malformed URL or ARENA_SECRET): exit code 2."""
+
+    exit_code = 2
 
 
 class NotOwnerError(ValueError):
@@ -46,8 +68,22 @@ def default_url(home: Path) -> str:
     return os.environ.get("ARENA_DB") or f"sqlite:///{home / 'arena.db'}"
 
 
-def _sqlite_engine(url: str, immediate: bool) -> Engine:
-    engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+def safe_url(url: str) -> str:
+    """The URL as it may be shown: never with its password.
+
+    >>> safe_url("postgresql+psycopg://u:s3cret@db/arena")
+    'postgresql+psycopg://u:***@db/arena'
+    """
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(unreadable URL)"
+
+
+def _sqlite_engine(
+    url: str, immediate: bool, busy_timeout: float, foreign_keys: bool = True
+) -> Engine:
+    engine = create_engine(url, connect_args={"timeout": busy_timeout, "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -58,8 +94,9 @@ def _sqlite_engine(url: str, immediate: bool) -> Engine:
         # In WAL mode NORMAL still survives a crash of arena (only a power cut may lose
         # the last commits) and saves an fsync per recorded match.
         cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        # Off only while migrating: rebuilding a referenced table needs it off.
+        cursor.execute(f"PRAGMA foreign_keys={'ON' if foreign_keys else 'OFF'}")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
@@ -123,25 +160,77 @@ class MatchRecord:
 
 
 class Store:
-    """arena's database: bots, versions, tournaments, matches, seats, ratings."""
+    """arena's database: bots, versions, tournaments, matches, seats, ratings, replays."""
 
-    def __init__(self, url: str):
-        """Open (and create if needed) the database at `url`."""
+    def __init__(
+        self,
+        url: str,
+        *,
+        busy_timeout: float = 30.0,
+        notify: Callable[[str], None] | None = None,
+    ):
+        """Open the database at `url`, creating it or upgrading its schema if needed.
+
+        A new database is made at the newest schema revision; an older one is
+        upgraded after `notify` (default: a line on stderr) says so. SQLite waits
+        up to `busy_timeout` seconds for a lock held by another process. Raises
+        StoreInputError for a malformed URL, StoreError when it cannot be used.
+        """
         self.url = url
+        self.shown_url = safe_url(url)
+        self.busy_timeout = busy_timeout
+        self._password = _password(url)
         try:
-            if url.startswith("sqlite"):
-                path = url.split("///", 1)[-1]
-                if path and path != ":memory:":
+            parsed = make_url(url)
+        except ArgumentError as error:
+            raise StoreInputError(f"bad database URL: {_first_line(error)}") from None
+        try:
+            if parsed.get_backend_name() == "sqlite":
+                path = parsed.database or ""
+                if path and path != ":memory:" and not path.startswith("file:"):
                     Path(path).parent.mkdir(parents=True, exist_ok=True)
-                self.reader = _sqlite_engine(url, immediate=False)
-                self.writer = _sqlite_engine(url, immediate=True)
+                self.reader = _sqlite_engine(url, False, busy_timeout)
+                self.writer = _sqlite_engine(url, True, busy_timeout)
             else:
                 self.reader = self.writer = create_engine(url, pool_pre_ping=True)
-            SQLModel.metadata.create_all(self.writer)
-            _add_bot_owners(self.writer)
+            self._migrate(notify or _to_stderr)
             self._stored_secret()  # made with the database, so that copies of it share it
-        except (SQLAlchemyError, ImportError, OSError) as error:
-            raise StoreError(f"cannot open database {url}: {_first_line(error)}") from None
+        except StoreError as error:
+            raise type(error)(f"cannot open database {self.shown_url}: {error}") from None
+        except MigrationError as error:
+            raise StoreError(str(error)) from None
+        except ArgumentError as error:
+            raise StoreInputError(
+                f"bad database URL {self.shown_url}: {self._reason(error)}"
+            ) from None
+        except ImportError as error:
+            raise StoreError(
+                f"cannot open database {self.shown_url}: its driver is missing ({error.name})"
+            ) from None
+        except (SQLAlchemyError, OSError) as error:
+            raise StoreError(
+                f"cannot open database {self.shown_url}: {self._reason(error)}"
+            ) from None
+
+    def _migrate(self, notify: Callable[[str], None]) -> None:
+        """Bring the schema to the newest revision (nothing to do on most opens)."""
+        with self.reader.connect() as connection:
+            if migrations.current(connection) == migrations.head():
+                return
+        sqlite = self.writer.dialect.name == "sqlite"
+        engine = (
+            _sqlite_engine(self.url, True, self.busy_timeout, foreign_keys=False)
+            if sqlite
+            else self.writer
+        )
+        try:
+            with engine.begin() as connection:
+                migrations.prepare(connection, notify)
+                if sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first():
+                    raise MigrationError("the upgraded database fails its foreign-key check")
+        finally:
+            if sqlite:
+                engine.dispose()
 
     def close(self) -> None:
         """Release the connections."""
@@ -150,18 +239,43 @@ class Store:
 
     @contextmanager
     def read(self) -> Iterator[Session]:
-        """A session for reading."""
-        with Session(self.reader) as session:
-            yield session
+        """A session for reading; StoreError when the database cannot be used."""
+        try:
+            with Session(self.reader) as session:
+                yield session
+        except IntegrityError:
+            raise
+        except DBAPIError as error:
+            raise StoreError(self._reason(error)) from None
 
     @contextmanager
     def write(self) -> Iterator[Session]:
-        """A session whose changes are committed together at the end, or not at all."""
+        """A session whose changes are committed together at the end, or not at all.
+
+        StoreError (one line) when the database cannot be used: unreachable,
+        locked beyond the timeout, full, read-only. IntegrityError passes through.
+        """
         try:
             with Session(self.writer) as session, session.begin():
                 yield session
-        except OperationalError as error:
-            raise StoreError(f"database error: {_first_line(error)}") from None
+        except IntegrityError:
+            raise
+        except DBAPIError as error:
+            raise StoreError(self._reason(error)) from None
+
+    def _reason(self, error: BaseException) -> str:
+        """One line about a database error, never with the URL's password."""
+        line = _first_line(error)
+        if "database is locked" in line:
+            line = (
+                f"the database is locked by another process (waited {self.busy_timeout:g} s); "
+                "try again when it is done"
+            )
+        elif "disk is full" in line or "No space left" in line:
+            line = f"the disk is full ({line})"
+        if self._password:
+            line = line.replace(self._password, "***")
+        return f"database error: {line}"
 
     # ----- the secret key of match seeds ---------------------------------
     def secret(self) -> bytes:
@@ -173,7 +287,7 @@ class Store:
         try:
             override = seeds.env_secret()
         except seeds.SecretError as error:
-            raise StoreError(str(error)) from None
+            raise StoreInputError(str(error)) from None
         return override if override is not None else self._stored_secret()
 
     def _stored_secret(self) -> bytes:
@@ -282,12 +396,17 @@ class Store:
 
     # ----- tournaments ------------------------------------------------------
     def create_tournament(self, tournament: Tournament, schedule: Sequence[Match]) -> int:
-        """Write a tournament and its whole schedule in one transaction; returns its id."""
+        """Write a tournament and its whole schedule in one transaction; returns its id.
+
+        A match without a rules version is played under the tournament's.
+        """
         with self.write() as s:
             s.add(tournament)
             s.flush()
             for match in schedule:
                 match.tournament_id = tournament.id
+                if match.game_version is None:
+                    match.game_version = tournament.game_version
                 s.add(match)
             return tournament.id or 0
 
@@ -329,34 +448,31 @@ class Store:
         return counts.get(True, 0), sum(counts.values())
 
     # ----- results and ratings ------------------------------------------------
-    def skills(self, version_ids: Sequence[int], game: str) -> dict[int, Skill]:
-        """Current skills of some versions at a game (initial when unrated)."""
+    def skills(self, version_ids: Sequence[int], game: str, rules: int) -> dict[int, Skill]:
+        """Current skills of some versions at a game's rules version (initial when unrated)."""
         with self.read() as s:
-            return self._skills(s, version_ids, game)
-
-    @staticmethod
-    def _skills(s: Session, version_ids: Sequence[int], game: str) -> dict[int, Skill]:
-        found = {
-            r.bot_version_id: Skill(r.mu, r.sigma)
-            for r in s.exec(
-                select(Rating).where(
-                    col(Rating.bot_version_id).in_(list(version_ids)), Rating.game == game
-                )
-            ).all()
-        }
+            found = {
+                r.bot_version_id: Skill(r.mu, r.sigma)
+                for r in s.exec(
+                    select(Rating).where(
+                        col(Rating.bot_version_id).in_(list(version_ids)),
+                        Rating.game == game,
+                        Rating.game_version == rules,
+                    )
+                ).all()
+            }
         return {v: found.get(v, Skill.initial()) for v in version_ids}
 
     def record(
-        self,
-        game: str,
-        record: MatchRecord,
-        rate: Callable[[list[Skill]], list[Skill]] | None = None,
+        self, record: MatchRecord, rate: Callable[[list[Skill]], list[Skill]] | None = None
     ) -> None:
         """Store a match's result, seats, replay and rating changes in one transaction.
 
-        With `rate`, the seats' current skills are read, `rate(before)` gives the new
-        ones, and both are stored, all inside the same transaction. A match already
-        recorded is left alone, so recording twice cannot duplicate it.
+        Ratings are those of the match's game under the rules version it was
+        played under. With `rate`, the seats' current skills are read, `rate(before)`
+        gives the new ones, and both are stored, all inside the same transaction.
+        A match already recorded is left alone, so recording twice cannot duplicate it.
+        Its cost does not grow with the database: a few indexed rows are read.
         """
         with self.write() as s, s.no_autoflush:
             match = s.get(Match, record.match_id)
@@ -366,14 +482,17 @@ class Store:
             match.status = record.status
             match.error = record.error or None
             match.seconds = record.seconds
-            match.replay = record.replay
             match.recorded_at = now()
+            if record.replay is not None:
+                s.add(MatchReplay(match_id=record.match_id, replay=record.replay))
             versions = [seat.bot_version_id for seat in record.seats]
             ratings = {
                 r.bot_version_id: r
                 for r in s.exec(
                     select(Rating).where(
-                        col(Rating.bot_version_id).in_(versions), Rating.game == game
+                        col(Rating.bot_version_id).in_(versions),
+                        Rating.game == match.game,
+                        Rating.game_version == match.game_version,
                     )
                 ).all()
             }
@@ -390,7 +509,11 @@ class Store:
                     rating = ratings.get(seat.bot_version_id)
                     if rating is None:
                         rating = Rating(
-                            bot_version_id=seat.bot_version_id, game=game, mu=0, sigma=0
+                            bot_version_id=seat.bot_version_id,
+                            game=match.game,
+                            game_version=match.game_version,
+                            mu=0,
+                            sigma=0,
                         )
                         ratings[seat.bot_version_id] = rating
                     rating.mu, rating.sigma = seat.after.mu, seat.after.sigma
@@ -398,11 +521,17 @@ class Store:
                     rating.updated_at = now()
                     s.add(rating)
 
+    def replay(self, match_id: int) -> str | None:
+        """The stored replay (JSON text) of one match, if it has one."""
+        with self.read() as s:
+            row = s.get(MatchReplay, match_id)
+            return row.replay if row is not None else None
+
     # ----- queries ---------------------------------------------------------------
     def seat_rows(
         self, game: str | None = None, tournament_id: int | None = None
     ) -> list[tuple[Match, MatchSeat]]:
-        """Recorded seats with their matches, in schedule order."""
+        """Recorded seats with their matches, in schedule order (for one tournament's resume)."""
         with self.read() as s:
             query = (
                 select(Match, MatchSeat)
@@ -416,42 +545,87 @@ class Store:
             query = query.order_by(col(Match.tournament_id), col(Match.number), col(MatchSeat.seat))
             return [(m, seat) for m, seat in s.exec(query).all()]
 
-    def ratings(self, game: str) -> list[Rating]:
-        """Every stored rating at a game."""
+    def ratings(self, game: str, rules: int) -> list[Rating]:
+        """Every stored rating at a game under one rules version."""
         with self.read() as s:
-            return list(s.exec(select(Rating).where(Rating.game == game)).all())
+            return list(
+                s.exec(
+                    select(Rating).where(Rating.game == game, Rating.game_version == rules)
+                ).all()
+            )
 
-    def ratings_of(self, version_id: int) -> list[Rating]:
-        """Every stored rating of one bot version."""
+    def ratings_of(self, version_ids: Sequence[int]) -> list[tuple[Rating, int]]:
+        """Every stored rating of some bot versions, each with its counted games."""
+        stats = _seat_stats().where(col(MatchSeat.bot_version_id).in_(list(version_ids)))
+        stats = stats.add_columns(col(Match.game), col(Match.game_version)).group_by(
+            col(Match.game), col(Match.game_version)
+        )
         with self.read() as s:
-            return list(s.exec(select(Rating).where(Rating.bot_version_id == version_id)).all())
+            games = {
+                (row.bot_version_id, row.game, row.game_version): int(row.games)
+                for row in s.execute(stats).all()
+            }
+            ratings = s.exec(
+                select(Rating)
+                .where(col(Rating.bot_version_id).in_(list(version_ids)))
+                .order_by(col(Rating.game), col(Rating.game_version).desc())
+            ).all()
+        return [(r, games.get((r.bot_version_id, r.game, r.game_version), 0)) for r in ratings]
 
-    def leaderboard(self, game: str, tournament_id: int | None = None) -> list[LeaderRow]:
-        """Rows sorted by conservative rating.
+    def matches_played(self, version_ids: Sequence[int]) -> dict[int, int]:
+        """Recorded seats per bot version (each match a version played, once per seat)."""
+        with self.read() as s:
+            rows = s.execute(
+                select(col(MatchSeat.bot_version_id), func.count())
+                .where(col(MatchSeat.bot_version_id).in_(list(version_ids)))
+                .group_by(col(MatchSeat.bot_version_id))
+            ).all()
+        return {version: int(n) for version, n in rows}
 
-        Without a tournament: the stored ratings. With one: the rating each version
-        ended that tournament with (its last `after` there), and stats of that tournament.
+    def leaderboard(
+        self, game: str, rules: int, tournament_id: int | None = None
+    ) -> list[LeaderRow]:
+        """Rows sorted by conservative rating, aggregated in SQL (no replay is read).
+
+        Without a tournament: the stored ratings at `game` under rules version
+        `rules`, with statistics of all its recorded matches under those rules.
+        With one: the rating each version ended that tournament with (its last
+        `after` there), and statistics of that tournament.
         """
-        names = self.version_names()
-        rows: dict[int, LeaderRow] = {}
-        if tournament_id is None:
-            for r in self.ratings(game):
-                bot, number = names[r.bot_version_id]
-                rows[r.bot_version_id] = LeaderRow(bot, number, r.bot_version_id, r.mu, r.sigma)
-        seats = self.seat_rows(game=game, tournament_id=tournament_id)
-        for match, seat in seats:
-            row = rows.get(seat.bot_version_id)
-            if row is None:
-                if tournament_id is None:
-                    continue
-                bot, number = names[seat.bot_version_id]
-                initial = Skill.initial()
-                row = LeaderRow(bot, number, seat.bot_version_id, initial.mu, initial.sigma)
-                rows[seat.bot_version_id] = row
-            if tournament_id is not None and seat.mu_after is not None:
-                row.mu, row.sigma = seat.mu_after, seat.sigma_after or row.sigma
-            _count(row, match, seat)
-        return sorted(rows.values(), key=lambda r: (-r.conservative, r.bot, r.version))
+        stats = _seat_stats().where(Match.game == game, Match.game_version == rules)
+        if tournament_id is not None:
+            stats = stats.where(Match.tournament_id == tournament_id)
+        with self.read() as s:
+            counted = {row.bot_version_id: row for row in s.execute(stats).all()}
+            if tournament_id is None:
+                query = select(Rating).where(Rating.game == game, Rating.game_version == rules)
+                skills = {r.bot_version_id: Skill(r.mu, r.sigma) for r in s.exec(query).all()}
+            else:
+                skills = {v: Skill.initial() for v in counted}
+                skills.update(_last_skills(s, tournament_id))
+            labels = self._labels(s, skills)
+        rows = []
+        for version, skill in skills.items():
+            bot, number = labels[version]
+            row = LeaderRow(bot, number, version, skill.mu, skill.sigma)
+            found = counted.get(version)
+            if found is not None:
+                row.games, row.wins = int(found.games), int(found.wins)
+                row.score_sum, row.forfeits = float(found.score_sum), int(found.forfeits)
+            rows.append(row)
+        return sorted(rows, key=lambda r: (-r.conservative, r.bot, r.version))
+
+    @staticmethod
+    def _labels(s: Session, versions: Any) -> dict[int, tuple[str, int]]:
+        """Bot version id -> (bot name, version number), for some versions (None: none)."""
+        if not versions:
+            return {}
+        rows = s.execute(
+            select(col(BotVersion.id), col(Bot.name), col(BotVersion.number))
+            .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
+            .where(col(BotVersion.id).in_(list(versions)))
+        ).all()
+        return {version: (name, number) for version, name, number in rows}
 
     def forfeits(self, name: str, limit: int = 10) -> list[tuple[Match, MatchSeat]]:
         """The most recent forfeits of any version of a bot."""
@@ -466,22 +640,106 @@ class Store:
             )
             return [(m, seat) for m, seat in s.exec(query).all()]
 
+    def seat_statuses(self, tournament_id: int) -> dict[str, int]:
+        """Recorded seats of a tournament per status (ok, crash, timeout, ...)."""
+        with self.read() as s:
+            rows = s.execute(
+                select(col(MatchSeat.status), func.count())
+                .join(Match, col(Match.id) == col(MatchSeat.match_id))
+                .where(Match.tournament_id == tournament_id, Match.recorded == True)  # noqa: E712
+                .group_by(col(MatchSeat.status))
+            ).all()
+        return {status: int(n) for status, n in rows}
+
+    def void_matches(self, tournament_id: int) -> int:
+        """How many recorded matches of a tournament were voided (platform-error)."""
+        with self.read() as s:
+            return int(
+                s.execute(
+                    select(func.count()).where(
+                        Match.tournament_id == tournament_id, Match.status == "platform-error"
+                    )
+                ).scalar_one()
+            )
+
     def head_to_head(self, tournament_id: int) -> dict[tuple[int, int], list[int]]:
         """(version a, version b) -> [matches where a ranked better, equal, worse]."""
-        by_match: dict[int, list[MatchSeat]] = defaultdict(list)
-        for match, seat in self.seat_rows(tournament_id=tournament_id):
-            if match.status != "platform-error" and seat.rank is not None:
-                by_match[match.id or 0].append(seat)
-        table: dict[tuple[int, int], list[int]] = defaultdict(lambda: [0, 0, 0])
-        for seats in by_match.values():
-            for a in seats:
-                for b in seats:
-                    if a.bot_version_id == b.bot_version_id:
-                        continue
-                    assert a.rank is not None and b.rank is not None
-                    index = 0 if a.rank < b.rank else 1 if a.rank == b.rank else 2
-                    table[(a.bot_version_id, b.bot_version_id)][index] += 1
-        return dict(table)
+        a, b = aliased(MatchSeat), aliased(MatchSeat)
+        query = (
+            select_columns(
+                col(a.bot_version_id),
+                col(b.bot_version_id),
+                func.sum(case((col(a.rank) < col(b.rank), 1), else_=0)),
+                func.sum(case((col(a.rank) == col(b.rank), 1), else_=0)),
+                func.sum(case((col(a.rank) > col(b.rank), 1), else_=0)),
+            )
+            .join(
+                b,
+                and_(
+                    col(b.match_id) == col(a.match_id),
+                    col(b.bot_version_id) != col(a.bot_version_id),
+                ),
+            )
+            .join(Match, col(Match.id) == col(a.match_id))
+            .where(
+                col(Match.tournament_id) == tournament_id,
+                func.coalesce(Match.status, "") != "platform-error",
+                col(a.rank).is_not(None),
+                col(b.rank).is_not(None),
+            )
+            .group_by(col(a.bot_version_id), col(b.bot_version_id))
+        )
+        with self.read() as s:
+            rows = s.execute(query).all()
+        return {(x, y): [int(w), int(d), int(lost)] for x, y, w, d, lost in rows}
+
+
+def _seat_stats() -> Any:
+    """Per bot version: games counted, wins, score sum and forfeits of recorded seats.
+
+    A seat counts as a game unless its match was void or it has no score; every
+    seat not `ok` is a forfeit.
+    """
+    counted = and_(
+        func.coalesce(Match.status, "") != "platform-error", col(MatchSeat.score).is_not(None)
+    )
+    return (
+        select_columns(
+            col(MatchSeat.bot_version_id).label("bot_version_id"),
+            func.sum(case((counted, 1), else_=0)).label("games"),
+            func.sum(case((and_(counted, col(MatchSeat.rank) == 1), 1), else_=0)).label("wins"),
+            func.sum(case((counted, MatchSeat.score), else_=0.0)).label("score_sum"),
+            func.sum(case((col(MatchSeat.status) != "ok", 1), else_=0)).label("forfeits"),
+        )
+        .join(Match, col(Match.id) == col(MatchSeat.match_id))
+        .where(col(Match.recorded) == True)  # noqa: E712 - SQL comparison
+        .group_by(col(MatchSeat.bot_version_id))
+    )
+
+
+def _last_skills(s: Session, tournament_id: int) -> dict[int, Skill]:
+    """Each version's rating after its last rated seat in a tournament (schedule order)."""
+    order = func.row_number().over(
+        partition_by=col(MatchSeat.bot_version_id),
+        order_by=(col(Match.number).desc(), col(MatchSeat.seat).desc()),
+    )
+    last = (
+        select(
+            col(MatchSeat.bot_version_id).label("version"),
+            col(MatchSeat.mu_after).label("mu"),
+            col(MatchSeat.sigma_after).label("sigma"),
+            order.label("position"),
+        )
+        .join(Match, col(Match.id) == col(MatchSeat.match_id))
+        .where(Match.tournament_id == tournament_id, col(MatchSeat.mu_after).is_not(None))
+        .subquery()
+    )
+    rows = s.execute(
+        select(last.c.version, last.c.mu, last.c.sigma).where(last.c.position == 1)
+    ).all()
+    return {
+        v: Skill(mu, sigma if sigma is not None else Skill.initial().sigma) for v, mu, sigma in rows
+    }
 
 
 def _seat_row(match_id: int, seat: SeatRecord) -> MatchSeat:
@@ -501,41 +759,15 @@ def _seat_row(match_id: int, seat: SeatRecord) -> MatchSeat:
     )
 
 
-def _count(row: LeaderRow, match: Match, seat: MatchSeat) -> None:
-    """Add one recorded seat to a leaderboard row's statistics."""
-    if seat.status != "ok":
-        row.forfeits += 1
-    if match.status == "platform-error" or seat.score is None:
-        return
-    row.games += 1
-    row.score_sum += seat.score
-    if seat.rank == 1:
-        row.wins += 1
+def _to_stderr(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
-def _add_bot_owners(engine: Engine) -> None:
-    """Give a database made before bots had owners the `bot.owner` column.
-
-    The bundled bots get their owner, every other bot the user opening the
-    database (the one whose arena it is). Of two processes racing, one adds it.
-    """
-    if "owner" in {c["name"] for c in inspect(engine).get_columns("bot")}:
-        return
+def _password(url: str) -> str | None:
     try:
-        with engine.begin() as connection:
-            connection.execute(sql("ALTER TABLE bot ADD COLUMN owner VARCHAR NOT NULL DEFAULT ''"))
-            bundled = {"owner": names.BUNDLED_OWNER, "names": bundled_names()}
-            connection.execute(
-                sql("UPDATE bot SET owner = :owner WHERE name IN :names").bindparams(
-                    bindparam("names", expanding=True)
-                ),
-                bundled,
-            )
-            user = {"owner": names.current_user()}
-            connection.execute(sql("UPDATE bot SET owner = :owner WHERE owner = ''"), user)
-    except SQLAlchemyError:
-        if "owner" not in {c["name"] for c in inspect(engine).get_columns("bot")}:
-            raise
+        return make_url(url).password or None
+    except ArgumentError:
+        return None
 
 
 def _first_line(error: BaseException) -> str:

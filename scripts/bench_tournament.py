@@ -79,9 +79,7 @@ def record_cost(n: int = 500) -> float:
             ranks = [1, 2] if i % 2 else [2, 1]
             seats = [SeatRecord(0, a, 1, ranks[0], "ok"), SeatRecord(1, b, 0, ranks[1], "ok")]
             record = MatchRecord(match.id or 0, "normal", seats, replay=replay)
-            store.record(
-                "take-that", record, lambda before, r=ranks: rating.rate("take-that", before, r)
-            )
+            store.record(record, lambda before, r=ranks: rating.rate("take-that", before, r))
         took = time.perf_counter() - began
         store.close()
     return took / n * 1000

@@ -1,42 +1,58 @@
 """The store on SQLite (WAL, BEGIN IMMEDIATE) and on a real PostgreSQL server.
 
-PostgreSQL tests use ARENA_TEST_POSTGRES (`.ci/run` starts a server and sets it).
-Locally, without a server, they are skipped; in CI (CI=true) a missing server fails.
+PostgreSQL tests use ARENA_TEST_POSTGRES (`.ci/run` starts a server and sets it):
+each test gets a fresh database there (tests/databases.py).
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
+from arena import reports
 from arena.models import Match, Tournament
 from arena.rating import Skill
-from arena.store import MatchRecord, SeatRecord, Store
-
-POSTGRES = os.environ.get("ARENA_TEST_POSTGRES")
-
-
-def backends() -> list[str]:
-    return ["sqlite", "postgresql"]
+from arena.store import MatchRecord, SeatRecord, Store, StoreError, safe_url
+from tests.databases import BACKENDS, database_url
 
 
-@pytest.fixture(params=backends())
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
-    if request.param == "sqlite":
-        return Store(f"sqlite:///{tmp_path / 'arena.db'}")
-    if not POSTGRES:
-        if os.environ.get("CI"):
-            pytest.fail("CI must provide ARENA_TEST_POSTGRES (a real PostgreSQL server)")
-        pytest.skip("no PostgreSQL server (set ARENA_TEST_POSTGRES)")
-    db = Store(POSTGRES)
-    with db.writer.begin() as connection:  # a clean slate for each test
-        for table in ("matchseat", "rating", "match", "tournament", "botversion", "bot"):
-            connection.execute(text(f'DELETE FROM "{table}"'))
-    return db
+@pytest.fixture(params=BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    with database_url(request.param, tmp_path) as url:
+        db = Store(url)
+        yield db
+        db.close()
+
+
+def tournament(rules: int = 1, seed: int = 1) -> Tournament:
+    return Tournament(
+        name="t",
+        game="take-that",
+        game_version=rules,
+        format="round-robin",
+        players=2,
+        rounds=1,
+        seed=seed,
+        variant={},
+        settings={},
+    )
+
+
+def two_bots(store: Store) -> tuple[int, int]:
+    a = store.add_bot_version("alpha", "a" * 64, "/x", ["x"], ["*"]).id or 0
+    b = store.add_bot_version("beta", "b" * 64, "/y", ["y"], ["*"]).id or 0
+    return a, b
+
+
+def play(store: Store, tid: int, seats: list[SeatRecord], status: str = "normal") -> int:
+    """Record the first unrecorded match of a tournament; its id."""
+    match = store.matches(tid, recorded=False)[0]
+    store.record(MatchRecord(match.id or 0, status, seats, replay='{"turns": []}'))
+    return match.id or 0
 
 
 def test_versions_count_up_per_bot(store: Store) -> None:
@@ -50,23 +66,12 @@ def test_versions_count_up_per_bot(store: Store) -> None:
 
 
 def test_a_match_is_recorded_once_with_its_ratings(store: Store) -> None:
-    a = store.add_bot_version("alpha", "a" * 64, "/x", ["x"], ["*"]).id or 0
-    b = store.add_bot_version("beta", "b" * 64, "/y", ["y"], ["*"]).id or 0
-    tournament = Tournament(
-        name="t",
-        game="take-that",
-        game_version=1,
-        format="round-robin",
-        players=2,
-        rounds=1,
-        seed=1,
-        variant={},
-        settings={},
-    )
+    a, b = two_bots(store)
     tid = store.create_tournament(
-        tournament, [Match(number=0, game="take-that", seed=3, lineup=[a, b])]
+        tournament(), [Match(number=0, game="take-that", seed=3, lineup=[a, b])]
     )
     match = store.matches(tid)[0]
+    assert match.game_version == 1  # the tournament's rules, when the schedule does not say
     assert store.match_counts(tid) == (0, 1)
     win, loss = Skill(29.4, 7.2), Skill(20.6, 7.2)
     record = MatchRecord(
@@ -76,15 +81,108 @@ def test_a_match_is_recorded_once_with_its_ratings(store: Store) -> None:
             SeatRecord(0, a, 5, 1, "ok", after=win, before=Skill.initial()),
             SeatRecord(1, b, -3, 2, "ok", after=loss, before=Skill.initial()),
         ],
+        replay='{"game": "take-that"}',
     )
-    store.record("take-that", record)
-    store.record("take-that", record)  # a second attempt changes nothing
+    store.record(record)
+    store.record(record)  # a second attempt changes nothing
     assert store.match_counts(tid) == (1, 1)
     assert len(store.seat_rows(tournament_id=tid)) == 2
-    assert store.skills([a, b], "take-that") == {a: win, b: loss}
-    board = store.leaderboard("take-that")
+    assert store.skills([a, b], "take-that", 1) == {a: win, b: loss}
+    board = store.leaderboard("take-that", 1)
     assert [row.bot for row in board] == ["alpha", "beta"]
     assert (board[0].games, board[0].wins, board[0].average_score) == (1, 1, 5)
+    assert store.replay(match.id or 0) == '{"game": "take-that"}'
+
+
+def test_issue_12_seeds_of_64_bits_are_stored(store: Store) -> None:
+    """PostgreSQL refused 48-bit match seeds (INTEGER columns): they are BIGINT."""
+    a, b = two_bots(store)
+    big = 2**63 - 1
+    tid = store.create_tournament(
+        tournament(seed=big),
+        [Match(number=0, game="take-that", seed=2**48 - 1, lineup=[a, b])],
+    )
+    assert store.tournament(tid).seed == big  # type: ignore[union-attr]
+    assert store.matches(tid)[0].seed == 2**48 - 1
+
+
+def test_issue_12_replays_live_apart_from_matches(store: Store) -> None:
+    """Statistics read the match table; the replay blobs are in their own table."""
+    columns = {c["name"] for c in inspect(store.reader).get_columns("match")}
+    assert "replay" not in columns
+    a, b = two_bots(store)
+    tid = store.create_tournament(
+        tournament(), [Match(number=0, game="take-that", seed=1, lineup=[a, b])]
+    )
+    match_id = play(store, tid, [SeatRecord(0, a, 1, 1, "ok"), SeatRecord(1, b, 0, 2, "ok")])
+    assert store.replay(match_id) == '{"turns": []}'
+    assert store.replay(match_id + 1000) is None
+
+
+def test_issue_12_ratings_and_leaderboards_are_per_rules_version(store: Store) -> None:
+    a, b = two_bots(store)
+    old = store.create_tournament(
+        tournament(rules=1), [Match(number=0, game="take-that", seed=1, lineup=[a, b])]
+    )
+    new = store.create_tournament(
+        tournament(rules=2), [Match(number=0, game="take-that", seed=2, lineup=[a, b])]
+    )
+
+    def rated(tid: int, winner: int, loser: int) -> None:
+        match = store.matches(tid)[0]
+        seats = [SeatRecord(0, winner, 1, 1, "ok"), SeatRecord(1, loser, 0, 2, "ok")]
+
+        def rate(before: list[Skill]) -> list[Skill]:  # a fixed, visible rating step
+            return [Skill(before[0].mu + 1, 8.0), Skill(before[1].mu - 1, 8.0)]
+
+        store.record(MatchRecord(match.id or 0, "normal", seats), rate)
+
+    rated(old, a, b)
+    rated(new, b, a)
+    assert store.skills([a, b], "take-that", 1) == {a: Skill(26, 8), b: Skill(24, 8)}
+    assert store.skills([a, b], "take-that", 2) == {a: Skill(24, 8), b: Skill(26, 8)}
+    assert [r.bot for r in store.leaderboard("take-that", 1)] == ["alpha", "beta"]
+    assert [r.bot for r in store.leaderboard("take-that", 2)] == ["beta", "alpha"]
+    assert all(r.games == 1 for r in store.leaderboard("take-that", 2))
+    assert reports.leaderboard(store, "take-that", rules=2)[0]["bot"] == "beta"
+    details = reports.bot_details(store, "alpha")
+    assert details is not None
+    assert [(r["rules"], r["mu"], r["games"]) for r in details["ratings"]] == [
+        (2, 24.0, 1),
+        (1, 26.0, 1),
+    ]
+    assert details["versions"][0]["matches"] == 2
+
+
+def test_statistics_count_games_wins_forfeits_and_head_to_head_in_sql(store: Store) -> None:
+    a, b = two_bots(store)
+    c = store.add_bot_version("gamma", "c" * 64, "/z", ["z"], ["*"]).id or 0
+    schedule = [Match(number=i, game="take-that", seed=i, lineup=[a, b, c]) for i in range(4)]
+    tid = store.create_tournament(tournament(), schedule)
+    rate = lambda before: [Skill(s.mu + 1, s.sigma) for s in before]  # noqa: E731
+    for seats, status in [
+        ([(a, 3, 1, "ok"), (b, 2, 2, "ok"), (c, 1, 3, "ok")], "normal"),
+        ([(a, 1, 2, "ok"), (b, 5, 1, "ok"), (c, None, 3, "crash")], "forfeit"),
+        ([(a, None, None, "ok"), (b, None, None, "ok"), (c, None, None, "ok")], "platform-error"),
+        ([(a, 2, 1, "ok"), (b, 2, 1, "ok"), (c, 0, 3, "timeout")], "forfeit"),
+    ]:
+        match = store.matches(tid, recorded=False)[0]
+        records = [SeatRecord(i, *seat) for i, seat in enumerate(seats)]
+        store.record(
+            MatchRecord(match.id or 0, status, records),
+            None if status == "platform-error" else rate,
+        )
+    board = {r.bot: r for r in store.leaderboard("take-that", 1, tid)}
+    assert (board["alpha"].games, board["alpha"].wins, board["alpha"].score_sum) == (3, 2, 6)
+    assert (board["gamma"].games, board["gamma"].forfeits) == (2, 2)  # no score: no game
+    assert board["beta"].mu == 25 + 3  # its rating after its last rated match
+    assert store.head_to_head(tid)[(a, b)] == [1, 1, 1]
+    assert store.head_to_head(tid)[(c, a)] == [0, 0, 3]
+    details = reports.tournament_details(store, tid)
+    assert details is not None
+    assert details["forfeits"] == {"crash": 1, "timeout": 1}
+    assert details["platform_errors"] == 1
+    assert details["rules"] == 1
 
 
 def test_sqlite_uses_wal_and_writers_begin_immediate(tmp_path: Path) -> None:
@@ -97,3 +195,36 @@ def test_sqlite_uses_wal_and_writers_begin_immediate(tmp_path: Path) -> None:
         with pytest.raises(sqlite3.OperationalError, match="locked"):
             other.execute("BEGIN IMMEDIATE")
         other.close()
+
+
+def test_issue_12_a_database_locked_too_long_is_a_one_line_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    store = Store(f"sqlite:///{path}", busy_timeout=0.05)
+    other = sqlite3.connect(path, timeout=0, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process writing, and writing, and writing
+    try:
+        with pytest.raises(StoreError, match="locked by another process") as caught:
+            store.add_bot_version("alpha", "a" * 64, "/x", ["x"], ["*"])
+        assert "\n" not in str(caught.value)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert store.add_bot_version("alpha", "a" * 64, "/x", ["x"], ["*"]).number == 1
+
+
+def test_issue_12_a_read_only_database_is_a_one_line_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "arena.db"
+    Store(f"sqlite:///{path}").close()
+    read_only = Store(f"sqlite:///file:{path}?mode=ro&uri=true")
+    with pytest.raises(StoreError, match="readonly") as caught:
+        read_only.add_bot_version("alpha", "a" * 64, "/x", ["x"], ["*"])
+    assert "\n" not in str(caught.value)
+    assert read_only.bot_owner("alpha") is None
+
+
+def test_urls_are_shown_without_their_password() -> None:
+    assert (
+        safe_url("postgresql+psycopg://u:s3cret@host:5/db")
+        == "postgresql+psycopg://u:***@host:5/db"
+    )
+    assert "s3cret" not in safe_url("not a url s3cret")

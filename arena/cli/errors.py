@@ -42,14 +42,16 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """Wrap a command so that expected errors end it with one line and exit code 2."""
+    """Wrap a command so that expected errors end it with one line and exit code 2
+    (1 for a database that cannot be used: unreachable, locked, full, read-only)."""
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
         except EXPECTED as error:
-            raise fail(str(error)) from None
+            # 2 for bad input; a StoreError says its own (1: the database's environment)
+            raise fail(str(error), code=getattr(error, "exit_code", 2)) from None
         except KeyboardInterrupt:  # a tournament run reports its own, with a resume hint
             raise fail("interrupted", code=INTERRUPTED) from None
 

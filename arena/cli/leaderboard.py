@@ -16,10 +16,25 @@ from arena.games import load_game
 def leaderboard(
     game: Annotated[str, typer.Argument(help="Game id.")],
     tournament: Annotated[int | None, typer.Option(help="Only this tournament's matches.")] = None,
+    rules_version: Annotated[
+        int | None,
+        typer.Option(
+            "--rules-version",
+            help="The game's rules version (default: the current one; see `arena games`).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """Rank, bot, version, mu, sigma, rating (mu - 3 sigma), games, wins, avg score, forfeits."""
-    load_game(game)
+    """Rank, bot, version, mu, sigma, rating (mu - 3 sigma), games, wins, avg score, forfeits.
+
+    Ratings are kept per rules version of a game: a rules change starts every bot
+    afresh. The board is the current version's unless --rules-version says otherwise.
+    """
+    current = load_game(game).spec.version
+    if rules_version is not None and not 1 <= rules_version <= current:
+        raise UserError(
+            f"{game} has rules versions 1 to {current}, not {rules_version} (--rules-version)"
+        )
     store = open_store()
     if tournament is not None:
         found = store.tournament(tournament)
@@ -27,5 +42,11 @@ def leaderboard(
             raise UserError(f"no tournament {tournament} (see `arena tournament list`)")
         if found.game != game:
             raise UserError(f"tournament {tournament} is a {found.game} tournament, not {game}")
-    rows = reports.leaderboard(store, game, tournament)
-    echo_json(rows) if as_json else print_rows(rows, f"{game} leaderboard")
+        if rules_version is not None and rules_version != found.game_version:
+            raise UserError(
+                f"tournament {tournament} was played under {game} rules v{found.game_version}, "
+                f"not v{rules_version}"
+            )
+    rows = reports.leaderboard(store, game, tournament, rules_version)
+    rules = rules_version or current
+    echo_json(rows) if as_json else print_rows(rows, f"{game} (rules v{rules}) leaderboard")

@@ -28,7 +28,7 @@ from arena.match import (
 )
 from arena.models import Match, Tournament
 from arena.sandbox import limits as bot_limits
-from arena.store import MatchRecord, SeatRecord, Store
+from arena.store import MatchRecord, SeatRecord, Store, StoreError
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executors import LOCAL, Executor, ExecutorLost, MatchFuture, open_executor
 from arena.tournament.formats import FORMATS
@@ -73,7 +73,13 @@ def create(store: Store, home: Path, config: TournamentConfig) -> int:
         },
     )
     schedule = [
-        Match(number=p.number, game=config.game, seed=p.seed, lineup=[versions[i] for i in p.seats])
+        Match(
+            number=p.number,
+            game=config.game,
+            game_version=game.spec.version,
+            seed=p.seed,
+            lineup=[versions[i] for i in p.seats],
+        )
         for p in pairings
     ]
     return store.create_tournament(tournament, schedule)
@@ -158,7 +164,7 @@ def _record(
             )
             for i, v in enumerate(match.lineup)
         ]
-        store.record(game, MatchRecord(match.id, str(MatchStatus.FORFEIT), seats))
+        store.record(MatchRecord(match.id, str(MatchStatus.FORFEIT), seats))
         return
     records = [
         SeatRecord(s.seat, v, s.score, s.rank, str(s.status), s.detail, s.stderr[-4000:])
@@ -172,7 +178,6 @@ def _record(
     rated = result.status is not MatchStatus.PLATFORM_ERROR
     replay = orjson.dumps(result.replay).decode() if result.replay else None
     store.record(
-        game,
         MatchRecord(match.id, str(result.status), records, result.error, result.seconds, replay),
         rate if rated else None,
     )
@@ -197,6 +202,7 @@ def run(
     tournament = store.tournament(tournament_id)
     if tournament is None:
         raise ConfigError(f"no tournament {tournament_id}")
+    _check_rules(tournament)
     secret = store.secret()  # before anything starts: a malformed ARENA_SECRET stops here
     pending = store.matches(tournament_id, recorded=False)
     recorded = store.matches(tournament_id, recorded=True)
@@ -230,6 +236,8 @@ def run(
         stopped = False
     except ExecutorLost as error:
         raise ExecutorLost(f"{error}: {_stop(store, tournament_id)}") from None
+    except StoreError as error:
+        raise StoreError(f"{error}: {_stop_if_possible(store, tournament_id)}") from None
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: {_stop(store, tournament_id)}") from None
     finally:
@@ -250,6 +258,26 @@ def _stop(store: Store, tournament_id: int) -> str:
         f"stopped after {done} of {total} matches "
         f"(finish with: arena tournament resume {tournament_id})"
     )
+
+
+def _stop_if_possible(store: Store, tournament_id: int) -> str:
+    """`_stop` after a database failure; when the database is not usable enough for
+    that either, only how to finish (the recorded matches are a prefix of the schedule)."""
+    try:
+        return _stop(store, tournament_id)
+    except StoreError:
+        return f"the run stopped (finish with: arena tournament resume {tournament_id})"
+
+
+def _check_rules(tournament: Tournament) -> None:
+    """ConfigError when the game's rules changed since the tournament was scheduled."""
+    now = load_game(tournament.game).spec.version
+    if tournament.game_version != now:
+        raise ConfigError(
+            f"tournament {tournament.id} was scheduled under {tournament.game} rules "
+            f"v{tournament.game_version}, arena now has v{now}: its matches cannot be "
+            f"mixed; start a new tournament (arena tournament run ...)"
+        )
 
 
 def _note(suspensions: _Suspensions, match: Match, result: MatchResult | None) -> list[int]:
