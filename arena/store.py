@@ -106,6 +106,33 @@ def _sqlite_engine(
     return engine
 
 
+def schema_revision(url: str) -> tuple[str | None, str]:
+    """(the database's schema revision, the newest this arena knows), changing nothing.
+
+    None when the database is new or was made before migrations. StoreError
+    (StoreInputError for a malformed URL) when it cannot be read.
+    """
+    shown = safe_url(url)
+    try:
+        engine = create_engine(url)
+    except ArgumentError as error:
+        raise StoreInputError(f"bad database URL {shown}: {_first_line(error)}") from None
+    except ImportError as error:
+        raise StoreError(
+            f"cannot open database {shown}: its driver is missing ({error.name})"
+        ) from None
+    try:
+        with engine.connect() as connection:
+            return migrations.current(connection), migrations.head()
+    except (SQLAlchemyError, OSError) as error:
+        password = _password(url)
+        line = _first_line(error)
+        line = line.replace(password, "***") if password else line
+        raise StoreError(f"cannot open database {shown}: {line}") from None
+    finally:
+        engine.dispose()
+
+
 @dataclass
 class LeaderRow:
     """One line of a leaderboard."""
@@ -196,7 +223,8 @@ class Store:
             self._migrate(notify or _to_stderr)
             self._stored_secret()  # made with the database, so that copies of it share it
         except StoreError as error:
-            raise type(error)(f"cannot open database {self.shown_url}: {error}") from None
+            reason = str(error).removeprefix("database error: ")
+            raise type(error)(f"cannot open database {self.shown_url}: {reason}") from None
         except MigrationError as error:
             raise StoreError(str(error)) from None
         except ArgumentError as error:
@@ -246,7 +274,7 @@ class Store:
         except IntegrityError:
             raise
         except DBAPIError as error:
-            raise StoreError(self._reason(error)) from None
+            raise StoreError(f"database error: {self._reason(error)}") from None
 
     @contextmanager
     def write(self) -> Iterator[Session]:
@@ -261,7 +289,7 @@ class Store:
         except IntegrityError:
             raise
         except DBAPIError as error:
-            raise StoreError(self._reason(error)) from None
+            raise StoreError(f"database error: {self._reason(error)}") from None
 
     def _reason(self, error: BaseException) -> str:
         """One line about a database error, never with the URL's password."""
@@ -275,7 +303,7 @@ class Store:
             line = f"the disk is full ({line})"
         if self._password:
             line = line.replace(self._password, "***")
-        return f"database error: {line}"
+        return line
 
     # ----- the secret key of match seeds ---------------------------------
     def secret(self) -> bytes:

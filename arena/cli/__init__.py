@@ -13,7 +13,7 @@ import multiprocessing_logging
 import typer
 from rich.console import Console
 
-from arena.cli import bot, demo, doctor, games, leaderboard, play, replay, tournament
+from arena.cli import bot, db, demo, doctor, games, leaderboard, play, replay, tournament
 from arena.cli.common import SETTINGS
 from arena.cli.safe import SafeRichHandler
 
@@ -66,6 +66,7 @@ app.command("doctor")(doctor.doctor)
 app.add_typer(bot.app, name="bot")
 app.add_typer(tournament.app, name="tournament")
 app.add_typer(replay.app, name="replay")
+app.add_typer(db.app, name="db")
 
 
 def main() -> None:

@@ -1,0 +1,50 @@
+"""`arena db current|upgrade`: the database's schema revision, and bringing it to the newest.
+
+Every other command upgrades an older database on first use too (saying so on
+stderr); `arena db upgrade` does it on purpose, e.g. before a long tournament or
+on a shared PostgreSQL database before the organisers' machines use it.
+"""
+
+from __future__ import annotations
+
+import typer
+
+from arena.cli.common import SETTINGS, echo_json, home, out
+from arena.cli.errors import reports_errors
+from arena.cli.safe import text
+from arena.migrations import UNVERSIONED
+from arena.store import Store, default_url, safe_url, schema_revision
+
+app = typer.Typer(
+    help="The database's schema: which revision, and upgrading it.", no_args_is_help=True
+)
+
+
+def _url() -> str:
+    return SETTINGS.db or default_url(home())
+
+
+@app.command()
+@reports_errors
+def current(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a line."),
+) -> None:
+    """The database's schema revision and the newest one this arena knows (changes nothing)."""
+    url = _url()
+    found, newest = schema_revision(url)
+    if as_json:
+        echo_json({"database": safe_url(url), "revision": found, "newest": newest})
+        return
+    state = "up to date" if found == newest else "arena db upgrade brings it to the newest"
+    shown = found or f"{UNVERSIONED} or new"
+    out.print(text(f"{safe_url(url)}: revision {shown}, newest {newest} ({state})"))
+
+
+@app.command()
+@reports_errors
+def upgrade() -> None:
+    """Bring the database to the newest schema revision (a new one is created there)."""
+    url = _url()
+    Store(url).close()
+    found, _newest = schema_revision(url)
+    out.print(text(f"{safe_url(url)}: at revision {found} (the newest)"))

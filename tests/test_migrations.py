@@ -1,0 +1,281 @@
+"""Schema migrations: a database of the first revision, with real results in it, upgrades
+to the newest on SQLite and on PostgreSQL, and every row survives.
+
+The old database is built with revision 0001's own DDL (the schema of e68b507, what
+users' databases hold), then filled with the rows of a tournament really played by
+this arena, in the old layout (replays inside `match`, ratings without a rules version).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Connection, MetaData, create_engine, select, text
+from sqlmodel import SQLModel
+from typer.testing import CliRunner
+
+from arena import migrations, names, reports
+from arena.cli import app
+from arena.store import Store, StoreError
+from arena.tournament import runner
+from arena.tournament.config import TournamentConfig
+from tests.databases import BACKENDS, database_url
+
+#: The tables and columns of revision 0001, in an order that respects foreign keys.
+OLD = {
+    "bot": ["id", "name", "created_at"],
+    "botversion": ["id", "bot_id", "number", "sha256", "folder", "command", "games", "created_at"],
+    "tournament": [
+        "id",
+        "name",
+        "game",
+        "game_version",
+        "format",
+        "players",
+        "rounds",
+        "seed",
+        "variant",
+        "settings",
+        "status",
+        "created_at",
+        "finished_at",
+    ],
+    "match": [
+        "id",
+        "tournament_id",
+        "number",
+        "game",
+        "seed",
+        "lineup",
+        "recorded",
+        "status",
+        "error",
+        "seconds",
+        "replay",
+        "recorded_at",
+    ],
+    "matchseat": [
+        "id",
+        "match_id",
+        "seat",
+        "bot_version_id",
+        "score",
+        "rank",
+        "status",
+        "detail",
+        "stderr",
+        "mu_before",
+        "sigma_before",
+        "mu_after",
+        "sigma_after",
+    ],
+    "rating": ["id", "bot_version_id", "game", "mu", "sigma", "matches", "updated_at"],
+}
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    """A current database with a tournament really played (bots registered, rated)."""
+    home = tmp_path_factory.mktemp("played")
+    store = Store(f"sqlite:///{home / 'arena.db'}")
+    settings = TournamentConfig(
+        game="take-that", bots=("random", "first-legal"), rounds=6, seed=5, decision_timeout=2.0
+    )
+    tid = runner.create(store, home, settings)
+    runner.run(store, tid, workers=1)
+    assert store.match_counts(tid) == (12, 12)
+    return store
+
+
+def old_database(connection: Connection) -> None:
+    """Revision 0001's DDL, stamped 0001 (as if made by the first migrating arena)."""
+    command.upgrade(migrations.config(connection), "0001")
+
+
+def copy_into_old_layout(source: Store, connection: Connection) -> None:
+    """The played rows, written in the layout of revision 0001."""
+    tables = MetaData()
+    tables.reflect(connection, only=list(OLD))
+    replays = {}
+    with source.reader.connect() as src:
+        for match_id, replay in src.execute(text("SELECT match_id, replay FROM matchreplay")):
+            replays[match_id] = replay
+        current = MetaData()
+        current.reflect(src, only=list(OLD))
+        for name, columns in OLD.items():
+            rows = []
+            for row in src.execute(select(current.tables[name]).order_by(text("id"))).mappings():
+                values = {c: row[c] for c in columns if c in row}
+                if name == "match":
+                    values["replay"] = replays.get(row["id"])
+                    if connection.dialect.name == "postgresql":
+                        # INTEGER there: an old PostgreSQL database held no larger seed
+                        values["seed"] %= 2**31
+                rows.append(values)
+            connection.execute(tables.tables[name].insert(), rows)
+    if connection.dialect.name == "postgresql":  # explicit ids: move the sequences on
+        for name in OLD:
+            connection.execute(
+                text(f"SELECT setval(pg_get_serial_sequence('{name}', 'id'), MAX(id)) FROM {name}")
+            )
+
+
+def old_rows(connection: Connection) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of the old tables in the old columns (the replay from wherever it is)."""
+    upgraded = "matchreplay" in set(connection.dialect.get_table_names(connection))
+    found = {}
+    for name, columns in OLD.items():
+        listed = ", ".join("r.replay" if upgraded and c == "replay" else f"t.{c}" for c in columns)
+        if name == "match" and upgraded:
+            query = (
+                f"SELECT {listed} FROM match t"
+                " LEFT JOIN matchreplay r ON r.match_id = t.id ORDER BY t.id"
+            )
+        else:
+            query = f"SELECT {listed} FROM {name} t ORDER BY t.id"
+        found[name] = [tuple(row) for row in connection.execute(text(query))]
+    return found
+
+
+@pytest.fixture(params=BACKENDS)
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    with database_url(request.param, tmp_path) as found:
+        yield found
+
+
+def test_issue_12_a_first_revision_database_with_results_upgrades_and_keeps_every_row(
+    played: Store, url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(names, "current_user", lambda: "olga")
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        old_database(connection)
+        copy_into_old_layout(played, connection)
+    with engine.connect() as connection:
+        before = old_rows(connection)
+    assert len(before["match"]) == 12 and len(before["rating"]) == 2
+    assert all(row[OLD["match"].index("replay")] for row in before["match"])
+
+    said: list[str] = []
+    store = Store(url, notify=said.append)
+    assert said == ["upgrading the database from revision 0001 to 0002"]
+    with engine.connect() as connection:
+        assert migrations.current(connection) == migrations.head()
+        assert old_rows(connection) == before  # every row, every old column, every replay
+        # the schema is exactly the one a new database gets
+        diff = compare_metadata(MigrationContext.configure(connection), SQLModel.metadata)
+        assert diff == []
+    tid = store.tournaments()[0].id
+    for tournament in (None, tid):
+        assert reports.leaderboard(store, "take-that", tournament) == reports.leaderboard(
+            played, "take-that", tournament
+        )
+    assert reports.tournament_details(store, tid or 0) == reports.tournament_details(
+        played, tid or 0
+    )
+    assert {m.game_version for m in store.matches(tid or 0)} == {1}
+    assert store.bot_owner("random") == names.BUNDLED_OWNER  # the owners' data rule
+    # it goes on working: a new bot, a new tournament recorded after the copied ids
+    assert store.add_bot_version("mine", "f" * 64, "/x", ["x"], ["*"]).number == 1
+    assert store.bot_owner("mine") == "olga"
+    said.clear()
+    Store(url, notify=said.append).close()  # a second open changes nothing
+    assert said == []
+    store.close()
+    engine.dispose()
+
+
+def test_a_new_database_is_made_at_the_newest_revision_silently(url: str) -> None:
+    said: list[str] = []
+    Store(url, notify=said.append).close()
+    assert said == []
+    engine = create_engine(url)
+    with engine.connect() as connection:
+        assert migrations.current(connection) == migrations.head()
+    engine.dispose()
+
+
+def test_a_database_made_before_migrations_is_upgraded_from_none(
+    played: Store, tmp_path: Path
+) -> None:
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        old_database(connection)
+        copy_into_old_layout(played, connection)
+        connection.execute(text("DROP TABLE alembic_version"))  # made by create_all at e68b507
+    said: list[str] = []
+    store = Store(url, notify=said.append)
+    assert said == ["upgrading the database from revision none (made before migrations) to 0002"]
+    assert reports.leaderboard(store, "take-that") == reports.leaderboard(played, "take-that")
+    engine.dispose()
+
+
+def test_a_rating_made_under_two_rules_versions_is_split(played: Store, tmp_path: Path) -> None:
+    """Before rules versions were kept, a version's rating ran on across a rules change."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        old_database(connection)
+        copy_into_old_layout(played, connection)
+        # the tournament's last 4 matches were "played under v2"
+        connection.execute(text("UPDATE tournament SET game_version = 1"))
+        connection.execute(
+            text(
+                "INSERT INTO tournament (id, name, game, game_version, format, players, rounds,"
+                " seed, variant, settings, status, created_at) SELECT 2, name, game, 2, format,"
+                " players, rounds, seed, variant, settings, status, created_at FROM tournament"
+            )
+        )
+        connection.execute(text("UPDATE match SET tournament_id = 2 WHERE number >= 8"))
+    store = Store(url, notify=lambda _line: None)
+    last = {  # each version's rating after its last seat of each rules version
+        (seat.bot_version_id, match.game_version): (seat.mu_after, seat.sigma_after)
+        for match, seat in store.seat_rows()
+    }
+    for rules in (1, 2):
+        ratings = store.ratings("take-that", rules)
+        assert {(r.bot_version_id, r.matches) for r in ratings} == {
+            (v, 8 if rules == 1 else 4) for v, _r in last if _r == rules
+        }
+        assert all((r.mu, r.sigma) == last[(r.bot_version_id, rules)] for r in ratings)
+    assert [row["games"] for row in reports.leaderboard(store, "take-that", rules=1)] == [8, 8]
+    engine.dispose()
+
+
+def test_a_database_of_a_newer_arena_is_refused_in_one_line(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    Store(url).close()
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("UPDATE alembic_version SET version_num = '0999'"))
+    engine.dispose()
+    with pytest.raises(StoreError, match="made by a newer arena; upgrade arena") as caught:
+        Store(url)
+    assert "\n" not in str(caught.value)
+
+
+def test_arena_db_current_and_upgrade(played: Store, tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        old_database(connection)
+        copy_into_old_layout(played, connection)
+    engine.dispose()
+    cli = CliRunner()
+    base = ["--home", str(tmp_path), "--db", url]
+    shown = cli.invoke(app, [*base, "db", "current", "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert '"revision":"0001"' in shown.stdout and '"newest":"0002"' in shown.stdout
+    upgraded = cli.invoke(app, [*base, "db", "upgrade"])
+    assert upgraded.exit_code == 0, upgraded.output
+    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0002"
+    assert "at revision 0002" in upgraded.stdout
+    again = cli.invoke(app, [*base, "db", "upgrade"])
+    assert again.exit_code == 0 and again.stderr == ""
