@@ -208,6 +208,7 @@ def resume(
     tournament = store.tournament(tournament_id)
     if tournament is None:
         raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
+    runner.check_rules(tournament)  # before the progress bar: a rules change stops it here
     stored = tournament.settings
     play(
         store,

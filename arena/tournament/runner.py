@@ -202,7 +202,7 @@ def run(
     tournament = store.tournament(tournament_id)
     if tournament is None:
         raise ConfigError(f"no tournament {tournament_id}")
-    _check_rules(tournament)
+    check_rules(tournament)
     secret = store.secret()  # before anything starts: a malformed ARENA_SECRET stops here
     pending = store.matches(tournament_id, recorded=False)
     recorded = store.matches(tournament_id, recorded=True)
@@ -269,7 +269,7 @@ def _stop_if_possible(store: Store, tournament_id: int) -> str:
         return f"the run stopped (finish with: arena tournament resume {tournament_id})"
 
 
-def _check_rules(tournament: Tournament) -> None:
+def check_rules(tournament: Tournament) -> None:
     """ConfigError when the game's rules changed since the tournament was scheduled."""
     now = load_game(tournament.game).spec.version
     if tournament.game_version != now:

@@ -1,0 +1,241 @@
+"""The user's path through the `arena` command, on SQLite and on a real PostgreSQL server.
+
+Each test runs real `arena` processes with ARENA_DB pointing at a fresh database of
+either kind (tests/databases.py): tournament run, kill -9 and resume, leaderboard,
+tournament and bot reports, bot submit, demo. Then what the store does when its
+environment fails: unreachable, full, read-only; and resume after a rules change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from arena import games
+from arena.cli import app
+from arena.store import Store
+from arena.tournament import runner
+from arena.tournament.config import TournamentConfig
+from tests.databases import BACKENDS, database_url
+
+ROOT = Path(__file__).resolve().parents[1]
+POLITE = str(ROOT / "tests" / "bots" / "polite")
+
+
+@pytest.fixture(params=BACKENDS)
+def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    with database_url(request.param, tmp_path) as found:
+        yield found
+
+
+def arena(home: Path, url: str, *args: str, **options: Any) -> subprocess.CompletedProcess[str]:
+    """Run `python -m arena ARGS` with this home and database."""
+    env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DB": url}
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        **options,
+    )
+
+
+def error_lines(stderr: str) -> list[str]:
+    """The `error:` lines of a command's stderr (and no traceback in it)."""
+    assert "Traceback" not in stderr, stderr
+    return [line for line in stderr.splitlines() if line.startswith("error:")]
+
+
+def run_args(rounds: int, seed: int) -> list[str]:
+    return [
+        "tournament",
+        "run",
+        "--game",
+        "take-that",
+        "--bots",
+        f"random,first-legal,{POLITE}",
+        "--rounds",
+        str(rounds),
+        "--seed",
+        str(seed),
+        "--workers",
+        "2",
+        "--quiet",
+    ]
+
+
+def test_issue_12_tournament_kill_9_resume_and_reports(tmp_path: Path, url: str) -> None:
+    """Seeds are 48-bit: on PostgreSQL this failed before the first match (INTEGER)."""
+    env = {**os.environ, "ARENA_HOME": str(tmp_path), "ARENA_DB": url}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", *run_args(8, 5)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    store = Store(url)
+    # Wait (by polling the database, not by sleeping a fixed time) until some matches are in.
+    while True:
+        ts = store.tournaments()
+        if ts and store.match_counts(ts[0].id or 0)[0] >= 4:
+            break
+        try:
+            process.wait(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            continue
+        raise AssertionError(process.stderr.read().decode())  # type: ignore[union-attr]
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    tid = ts[0].id or 0
+    done, total = store.match_counts(tid)
+    assert 4 <= done < total == 48
+    resumed = arena(tmp_path, url, "tournament", "resume", str(tid), "--quiet", "--json")
+    assert resumed.returncode == 0, resumed.stderr
+    assert store.match_counts(tid) == (48, 48)
+    assert [m.number for m in store.matches(tid)] == list(range(48))
+    assert len(store.seat_rows(tournament_id=tid)) == 48 * 2  # no match recorded twice
+    assert any(m.seed >= 2**31 for m in store.matches(tid))  # 48-bit seeds, stored whole
+    summary = json.loads(resumed.stdout)
+    assert (summary["played"], summary["status"], summary["rules"]) == (48, "finished", 1)
+
+    board = arena(tmp_path, url, "leaderboard", "take-that", "--json")
+    assert board.returncode == 0, board.stderr
+    rows = json.loads(board.stdout)
+    assert {r["bot"] for r in rows} == {"random", "first-legal", "polite"}
+    assert all(r["games"] == 32 for r in rows)
+    old = arena(tmp_path, url, "leaderboard", "take-that", "--rules-version", "1", "--json")
+    assert json.loads(old.stdout) == rows  # take-that is at rules v1
+    shown = arena(tmp_path, url, "bot", "show", "random", "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["ratings"][0]["games"] == 32
+    listed = arena(tmp_path, url, "tournament", "list", "--json")
+    assert json.loads(listed.stdout)[0]["played"] == 48
+    store.close()
+
+
+def test_issue_12_bot_submit_and_list(tmp_path: Path, url: str) -> None:
+    submitted = arena(tmp_path, url, "bot", "submit", POLITE)
+    assert submitted.returncode == 0, submitted.stderr
+    assert "registered polite version 1" in submitted.stdout
+    again = arena(tmp_path, url, "bot", "submit", POLITE)
+    assert "has the same code" in again.stdout
+    listed = arena(tmp_path, url, "bot", "list", "--json")
+    assert [row["bot"] for row in json.loads(listed.stdout)] == ["polite"]
+
+
+def test_issue_12_demo(tmp_path: Path, url: str) -> None:
+    """The demo: every bundled bot registered, one short round robin of every game."""
+    demo = arena(tmp_path, url, "demo", "--rounds", "1", "--workers", "2")
+    assert demo.returncode == 0, demo.stderr
+    store = Store(url)
+    played = {t.game: store.match_counts(t.id or 0) for t in store.tournaments()}
+    assert set(played) == {g.spec.id for g in games.all_games()}
+    assert all(done == total > 0 for done, total in played.values())
+    store.close()
+
+
+def test_issue_12_an_unreachable_database_is_one_line_without_its_password(
+    tmp_path: Path,
+) -> None:
+    url = "postgresql+psycopg://u:s3cret@127.0.0.1:1/x"
+    for command in (
+        ["leaderboard", "take-that"],
+        ["tournament", "list"],
+        ["bot", "submit", POLITE],
+    ):
+        result = arena(tmp_path, url, *command)
+        assert result.returncode == 1, (command, result.stderr)
+        assert len(error_lines(result.stderr)) == 1
+        assert "s3cret" not in result.stderr + result.stdout
+        assert "u:***@127.0.0.1:1/x" in result.stderr
+    bad = arena(tmp_path, "nosuchdb://x", "leaderboard", "take-that")
+    assert bad.returncode == 2 and error_lines(bad.stderr) == [
+        "error: bad database URL nosuchdb://x: Can't load plugin: sqlalchemy.dialects:nosuchdb"
+    ]
+
+
+def test_issue_12_a_full_disk_mid_tournament_is_one_line_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    """The database's files may not grow (RLIMIT_FSIZE, as a full disk): one line, exit 1,
+    every recorded match kept, and `resume` finishes the tournament once there is room."""
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    first = arena(tmp_path, url, *run_args(1, 1))  # registers the bots; the files exist
+    assert first.returncode == 0, first.stderr
+    files = [tmp_path / name for name in ("arena.db", "arena.db-wal")]
+    room = max(f.stat().st_size for f in files if f.exists()) + 64 * 1024
+
+    def no_room() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (room, resource.RLIM_INFINITY))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    full = arena(tmp_path, url, *run_args(40, 2), preexec_fn=no_room)
+    assert full.returncode == 1, full.stderr
+    [line] = error_lines(full.stderr)
+    assert "database error" in line and "arena tournament resume 2" in line
+    store = Store(url)
+    done, total = store.match_counts(2)
+    assert done < total == 240
+    assert [m.number for m in store.matches(2, recorded=True)] == list(range(done))
+    resumed = arena(tmp_path, url, "tournament", "resume", "2", "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert store.match_counts(2) == (240, 240)
+    assert len(store.seat_rows(tournament_id=2)) == 240 * 2
+    store.close()
+
+
+def test_issue_12_a_read_only_database_fails_a_submission_in_one_line_leaving_nothing(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "arena.db"
+    Store(f"sqlite:///{path}").close()
+    url = f"sqlite:///file:{path}?mode=ro&uri=true"
+    result = arena(tmp_path, url, "bot", "submit", POLITE)
+    assert result.returncode == 1, result.stderr
+    [line] = error_lines(result.stderr)
+    assert "readonly" in line
+    bots = tmp_path / "bots"
+    assert not bots.exists() or not [p for p in bots.iterdir() if p.name.startswith(".")]
+    board = arena(tmp_path, url, "leaderboard", "take-that", "--json")
+    assert board.returncode == 0 and json.loads(board.stdout) == []  # reading still works
+
+
+def test_issue_12_resume_after_a_rules_change_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    store = Store(url)
+    settings = TournamentConfig(game="take-that", bots=("random", "first-legal"), rounds=1)
+    tid = runner.create(store, tmp_path, settings)
+    real = runner.load_game
+
+    class Newer:  # take-that as arena would have it after a rules change
+        def __init__(self, game_id: str) -> None:
+            game = real(game_id)
+            self.spec = dataclasses.replace(game.spec, version=game.spec.version + 1)
+
+    monkeypatch.setattr(runner, "load_game", Newer)
+    result = CliRunner().invoke(
+        app, ["--home", str(tmp_path), "--db", url, "tournament", "resume", str(tid)]
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == (
+        f"error: tournament {tid} was scheduled under take-that rules v1, arena now has v2: "
+        "its matches cannot be mixed; start a new tournament (arena tournament run ...)"
+    )
+    assert store.match_counts(tid) == (0, 2)
+    assert store.tournament(tid).status == "scheduled"  # type: ignore[union-attr]
+    store.close()
