@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from sqlalchemy import Engine, and_, case, event, func, make_url
+from sqlalchemy import Connection, Engine, and_, case, event, func, insert, make_url, update
 from sqlalchemy import select as select_columns
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import aliased
@@ -502,27 +503,49 @@ class Store:
         A match already recorded is left alone, so recording twice cannot duplicate it.
         Its cost does not grow with the database: a few indexed rows are read.
         """
-        with self.write() as s, s.no_autoflush:
-            match = s.get(Match, record.match_id)
-            if match is None or match.recorded:
+        # Core statements, not the ORM: this runs once per match and must stay cheap.
+        match_t, seat_t, rating_t = (Match.__table__, MatchSeat.__table__, Rating.__table__)  # type: ignore[attr-defined]
+        stamp = now()
+        with self.connection() as db:
+            found = db.execute(
+                select_columns(match_t.c.game, match_t.c.game_version).where(
+                    match_t.c.id == record.match_id,
+                    match_t.c.recorded == False,  # noqa: E712
+                )
+            ).first()
+            if found is None:
                 return
-            match.recorded = True
-            match.status = record.status
-            match.error = record.error or None
-            match.seconds = record.seconds
-            match.recorded_at = now()
+            game, rules = found
+            marked = db.execute(
+                update(match_t)
+                .where(match_t.c.id == record.match_id, match_t.c.recorded == False)  # noqa: E712
+                .values(
+                    recorded=True,
+                    status=record.status,
+                    error=record.error or None,
+                    seconds=record.seconds,
+                    recorded_at=stamp,
+                )
+            )
+            if marked.rowcount != 1:  # recorded meanwhile by another connection
+                return
             if record.replay is not None:
-                s.add(MatchReplay(match_id=record.match_id, replay=record.replay))
+                db.execute(
+                    insert(MatchReplay.__table__),  # type: ignore[attr-defined]
+                    {"match_id": record.match_id, "replay": record.replay},
+                )
             versions = [seat.bot_version_id for seat in record.seats]
             ratings = {
-                r.bot_version_id: r
-                for r in s.exec(
-                    select(Rating).where(
-                        col(Rating.bot_version_id).in_(versions),
-                        Rating.game == match.game,
-                        Rating.game_version == match.game_version,
+                row.bot_version_id: row
+                for row in db.execute(
+                    select_columns(
+                        rating_t.c.id, rating_t.c.bot_version_id, rating_t.c.mu, rating_t.c.sigma
+                    ).where(
+                        rating_t.c.bot_version_id.in_(versions),
+                        rating_t.c.game == game,
+                        rating_t.c.game_version == rules,
                     )
-                ).all()
+                )
             }
             if rate is not None:
                 before = [
@@ -531,23 +554,49 @@ class Store:
                 ]
                 for seat, old, new in zip(record.seats, before, rate(before), strict=True):
                     seat.before, seat.after = old, new
-            for seat in record.seats:
-                s.add(_seat_row(record.match_id, seat))
-                if seat.after is not None:
-                    rating = ratings.get(seat.bot_version_id)
-                    if rating is None:
-                        rating = Rating(
-                            bot_version_id=seat.bot_version_id,
-                            game=match.game,
-                            game_version=match.game_version,
-                            mu=0,
-                            sigma=0,
+            db.execute(
+                insert(seat_t), [_seat_values(record.match_id, seat) for seat in record.seats]
+            )
+            # the last seat of a version seated twice wins, as with one seat each
+            final = {seat.bot_version_id: seat for seat in record.seats if seat.after is not None}
+            counts = Counter(seat.bot_version_id for seat in record.seats if seat.after is not None)
+            for version, seat in final.items():
+                assert seat.after is not None
+                row = ratings.get(version)
+                if row is None:
+                    db.execute(
+                        insert(rating_t).values(
+                            bot_version_id=version,
+                            game=game,
+                            game_version=rules,
+                            mu=seat.after.mu,
+                            sigma=seat.after.sigma,
+                            matches=counts[version],
+                            updated_at=stamp,
                         )
-                        ratings[seat.bot_version_id] = rating
-                    rating.mu, rating.sigma = seat.after.mu, seat.after.sigma
-                    rating.matches += 1
-                    rating.updated_at = now()
-                    s.add(rating)
+                    )
+                else:
+                    db.execute(
+                        update(rating_t)
+                        .where(rating_t.c.id == row.id)
+                        .values(
+                            mu=seat.after.mu,
+                            sigma=seat.after.sigma,
+                            matches=rating_t.c.matches + counts[version],
+                            updated_at=stamp,
+                        )
+                    )
+
+    @contextmanager
+    def connection(self) -> Iterator[Connection]:
+        """A Core connection in one writing transaction; errors as in `write`."""
+        try:
+            with self.writer.begin() as connection:
+                yield connection
+        except IntegrityError:
+            raise
+        except DBAPIError as error:
+            raise StoreError(f"database error: {self._reason(error)}") from None
 
     def replay(self, match_id: int) -> str | None:
         """The stored replay (JSON text) of one match, if it has one."""
@@ -770,21 +819,21 @@ def _last_skills(s: Session, tournament_id: int) -> dict[int, Skill]:
     }
 
 
-def _seat_row(match_id: int, seat: SeatRecord) -> MatchSeat:
-    return MatchSeat(
-        match_id=match_id,
-        seat=seat.seat,
-        bot_version_id=seat.bot_version_id,
-        score=seat.score,
-        rank=seat.rank,
-        status=seat.status,
-        detail=seat.detail,
-        stderr=seat.stderr,
-        mu_before=seat.before.mu if seat.before else None,
-        sigma_before=seat.before.sigma if seat.before else None,
-        mu_after=seat.after.mu if seat.after else None,
-        sigma_after=seat.after.sigma if seat.after else None,
-    )
+def _seat_values(match_id: int, seat: SeatRecord) -> dict[str, Any]:
+    return {
+        "match_id": match_id,
+        "seat": seat.seat,
+        "bot_version_id": seat.bot_version_id,
+        "score": seat.score,
+        "rank": seat.rank,
+        "status": seat.status,
+        "detail": seat.detail,
+        "stderr": seat.stderr,
+        "mu_before": seat.before.mu if seat.before else None,
+        "sigma_before": seat.before.sigma if seat.before else None,
+        "mu_after": seat.after.mu if seat.after else None,
+        "sigma_after": seat.after.sigma if seat.after else None,
+    }
 
 
 def _to_stderr(message: str) -> None:
