@@ -6,6 +6,7 @@ starts, and reported as one GameError or BotFolderError.
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -40,6 +41,39 @@ def bot_ref(name_or_path: str, game_id: str) -> BotRef:
     return BotRef(manifest.name, str(manifest.folder), tuple(prepare(manifest)))
 
 
+#: Public seeds are stored as signed 64-bit integers (BIGINT).
+MAX_SEED = 2**63 - 1
+#: No decision or start-up may wait longer than an hour: a longer wait is a typo.
+MAX_TIMEOUT_S = 3600.0
+
+
+def check_seed(seed: int) -> int:
+    """`seed` if it is a storable public seed; ValueError with a one-line reason if not.
+
+    >>> check_seed(2**63)
+    Traceback (most recent call last):
+    ValueError: a seed must be between 0 and 9223372036854775807, not 9223372036854775808
+    """
+    if not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"a seed must be between 0 and {MAX_SEED}, not {seed}")
+    return seed
+
+
+def check_timeout(name: str, seconds: float) -> float:
+    """`seconds` if it is a finite positive time up to an hour; ValueError if not.
+
+    >>> check_timeout("decision timeout", float("nan"))
+    Traceback (most recent call last):
+    ValueError: decision timeout must be a number of seconds above 0 and at most 3600, not nan
+    """
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT_S):
+        raise ValueError(
+            f"{name} must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}, "
+            f"not {seconds}"
+        )
+    return seconds
+
+
 def new_seed() -> int:
     """A fresh random public match seed (printed with the result, so any match can be replayed).
 
@@ -67,9 +101,12 @@ def match_spec(
     game = load_game(game_id)
     game.spec.check_players(len(bots))
     resolved = game.spec.resolve_variant(variant)
-    if decision_timeout <= 0 or startup_timeout <= 0:
-        raise VariantError("timeouts must be positive")
-    seed = new_seed() if seed is None else seed
+    try:
+        check_timeout("decision timeout", decision_timeout)
+        check_timeout("start-up timeout", startup_timeout)
+        seed = new_seed() if seed is None else check_seed(seed)
+    except ValueError as error:
+        raise VariantError(str(error)) from None
     refs = tuple(bot_ref(bot, game_id) for bot in bots)
     instance = "play"
     keys = (

@@ -11,16 +11,22 @@ secret: verifying needs no secret, and the seeds tell nothing about other matche
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import copy
+import functools
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+import jsonschema
 import orjson
 
 from arena.games import Game, GameError, load_game
 from arena.games.base import Decision, Outcome
 from arena.match import REPLAY_FORMAT, REPLAY_VERSION, final_ranks
+from arena.protocol import describe, find_legal
+from arena.resources import PROTOCOL_DOCS
 
+T = TypeVar("T")
 #: The replay versions this arena reads: 1 (before deal seeds were recorded) and 2.
 READABLE_VERSIONS = (1, REPLAY_VERSION)
 
@@ -46,11 +52,53 @@ def load(path: str | Path) -> dict[str, Any]:
         raise ReplayError(f"{path} is not an arena replay")
     if data.get("version") not in READABLE_VERSIONS:
         known = " or ".join(map(str, READABLE_VERSIONS))
-        raise ReplayError(f"{path} has replay version {data.get('version')}, not {known}")
-    for key in ("game", "game_version", "variant", "players", "seats", "events", "outcome"):
-        if key not in data:
-            raise ReplayError(f"{path} has no {key!r}")
+        raise ReplayError(f"{path} has replay version {data.get('version')!r}, not {known}")
+    problem = next(_validator(data["version"]).iter_errors(data), None)
+    if problem is not None:
+        where = "/".join(str(part) for part in problem.absolute_path) or "the top level"
+        raise ReplayError(f"{path} is not a valid replay: at {where}: {_short(problem.message)}")
+    _check_shape(data, path)
     return data
+
+
+@functools.cache
+def _validator(version: int) -> jsonschema.protocols.Validator:
+    """The JSON Schema validator of a replay version (protocol/schemas/replay.schema.json).
+
+    The schema describes the current version; version 1 differs only in having no
+    deal seed and no fallback seeds.
+    """
+    schema = orjson.loads((PROTOCOL_DOCS / "schemas" / "replay.schema.json").read_bytes())
+    if version == 1:
+        schema = copy.deepcopy(schema)
+        schema["properties"]["version"] = {"const": 1}
+        schema["required"].remove("deal_seed")
+        seat = schema["properties"]["seats"]["items"]
+        seat["required"] = [key for key in seat.get("required", []) if key != "fallback_seed"]
+    cls = jsonschema.validators.validator_for(schema)
+    # JSON Schema counts 1.0 (and 1e30, read as a float) as an integer; a replay may not.
+    strict = cls.TYPE_CHECKER.redefine("integer", lambda _checker, value: type(value) is int)
+    strict_cls = jsonschema.validators.extend(cls, type_checker=strict)  # type: ignore[no-untyped-call]
+    validator: jsonschema.protocols.Validator = strict_cls(schema)
+    return validator
+
+
+def _check_shape(data: dict[str, Any], path: str | Path) -> None:
+    """What a schema cannot say: seats numbered 0..players-1, one result per seat."""
+    players = data["players"]
+    if sorted(seat["seat"] for seat in data["seats"]) != list(range(players)):
+        raise ReplayError(f"{path} is not a valid replay: seats are not 0..{players - 1}")
+    for key in ("scores", "ranks", "status"):
+        if len(data["outcome"][key]) != players:
+            raise ReplayError(f"{path} is not a valid replay: outcome {key} is not one per seat")
+    for event in data["events"]:
+        seat = event.get("seat", event.get("forfeit", 0))
+        if not (type(seat) is int and 0 <= seat < players):
+            raise ReplayError(f"{path} is not a valid replay: an event names seat {seat!r}")
+
+
+def _short(message: str, limit: int = 160) -> str:
+    return message if len(message) <= limit else message[: limit - 3] + "..."
 
 
 def _new_game(replay: dict[str, Any]) -> Game:
@@ -61,7 +109,13 @@ def _new_game(replay: dict[str, Any]) -> Game:
             f"this arena has version {game_cls.spec.version}"
         )
     chance = [e for e in replay["events"] if "chance" in e]
-    return game_cls.from_chance(replay["players"], chance, replay["variant"])
+    try:
+        game_cls.spec.check_players(replay["players"])
+        return game_cls.from_chance(replay["players"], chance, replay["variant"])
+    except GameError:
+        raise
+    except Exception as error:  # a hand-edited deal the referee cannot even lay out
+        raise ReplayError(f"the recorded deal is not one of {replay['game']}: {error!r}") from None
 
 
 def walk(replay: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Game]]:
@@ -70,16 +124,43 @@ def walk(replay: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Game]]:
 
 
 def _walk(game: Game, events: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Game]]:
+    """Apply the recorded decisions; each must be one the referee offers at that point.
+
+    A replay file is untrusted input: a decision is checked against the legal list
+    before the referee sees it, so that the referee only ever applies its own values.
+    """
     pending: dict[int, Decision] = {}
     for event in events:
         if "seat" in event:
-            pending[event["seat"]] = event["decision"]
+            seat = event["seat"]
+            if game.is_over() or seat not in game.to_move() or seat in pending:
+                raise ReplayError(f"seat {seat} is not to move at that point of the replay")
+            decision = find_legal(event["decision"], game.legal(seat))
+            if decision is None:
+                shown = describe(event["decision"], 100)
+                raise ReplayError(f"seat {seat} plays {shown}, which is not legal there")
+            pending[seat] = decision
             if set(pending) >= set(game.to_move()):
-                game.apply_joint(pending)
+                _referee(game.apply_joint, pending)
                 pending = {}
         yield event, game
     if pending:
         raise ReplayError("the replay ends in the middle of a joint decision")
+
+
+def _referee(step: Callable[..., T], *args: Any) -> T:
+    """One referee call on a replay's data: any failure is the file's, not arena's.
+
+    A hand-edited deal (a card that does not exist, a pile of the wrong shape) can
+    make a referee fail in ways no rulebook names; for a replay file that is bad
+    input, reported in one line.
+    """
+    try:
+        return step(*args)
+    except (GameError, ReplayError):
+        raise
+    except Exception as error:
+        raise ReplayError(f"the referee cannot replay this file: {error!r}"[:200]) from None
 
 
 def _deal_seed(replay: dict[str, Any]) -> int | None:
@@ -109,7 +190,7 @@ def _check_deal(replay: dict[str, Any]) -> None:
         for _event in _walk(game, replay["events"]):
             pass
         same = game.chance.log == [e for e in replay["events"] if "chance" in e]
-    except (GameError, ReplayError):
+    except Exception:  # any failure of the seeded game means: not this deal
         same = False
     if not same:
         raise ReplayError("the recorded deal is not the one its deal_seed gives")
@@ -121,9 +202,9 @@ def verify(replay: dict[str, Any]) -> Outcome:
         game = _new_game(replay)
         for _event, state in walk(replay):
             game = state
-        if not game.is_over():
+        if not _referee(game.is_over):
             raise ReplayError("the replayed game is not over after the last decision")
-        outcome = game.outcome()
+        outcome = _referee(game.outcome)
         _check_deal(replay)
     except GameError as error:
         raise ReplayError(f"the referee rejects the replay: {error}") from None
@@ -159,5 +240,5 @@ def lines(replay: dict[str, Any]) -> Iterator[str]:
             turn += 1
             seat = event["seat"]
             by = " [fallback]" if event.get("by") == "fallback" else ""
-            text = game.describe(seat, event["decision"])
+            text = _referee(game.describe, seat, event["decision"])
             yield f"{turn:5d}.  {text}  <{names.get(seat)}, {event.get('ms', 0):.2f} ms>{by}"

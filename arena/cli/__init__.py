@@ -45,17 +45,31 @@ def setup(
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     # Logs go to stderr: stdout carries only data (tables, --json).
     handler = SafeRichHandler(show_path=False, markup=False, console=Console(stderr=True))
-    logging.basicConfig(level=level, format="%(name)s: %(message)s", force=True)
+    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+    logging.getLogger().setLevel(level)
     # Worker processes log through a queue to this process, which alone writes the
     # lines: one place, no interleaved half-lines from parallel matches. The local pool
     # forks its workers explicitly (arena.tournament.executors), so this works whatever
     # the interpreter's default start method is (forkserver from Python 3.14 on), which
     # `install_mp_handler()` would insist be fork; hence the handler is installed here.
-    relay = multiprocessing_logging.MultiProcessingHandler("arena-log-relay", sub_handler=handler)
-    # Records still unsent when arena exits are dropped rather than waited for: a
-    # closed stderr (`arena -vv ... 2>&1 | head`) must not hang the exit.
-    relay.queue.cancel_join_thread()
-    logging.getLogger().handlers = [relay]
+    logging.getLogger().handlers = [_relay(handler)]
+
+
+_RELAY: list[logging.Handler] = []
+
+
+def _relay(handler: logging.Handler) -> logging.Handler:
+    """The one relay of this process (a command run twice in a process, as in tests, reuses it)."""
+    if not _RELAY:
+        relay = multiprocessing_logging.MultiProcessingHandler("arena-log-relay", handler)
+        # Records still unsent when arena exits are dropped rather than waited for: a
+        # closed stderr (`arena -vv ... 2>&1 | head`) must not hang the exit.
+        relay.queue.cancel_join_thread()
+        _RELAY.append(relay)
+    relay = _RELAY[0]
+    relay.sub_handler = handler  # type: ignore[attr-defined]
+    relay.setFormatter(handler.formatter)
+    return relay
 
 
 app.command("games")(games.list_games)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from arena.cli.errors import UserError
 from arena.cli.safe import json_text, text
 from arena.store import Store, default_home, default_url
 
@@ -31,9 +33,20 @@ SETTINGS = Settings()
 
 
 def home() -> Path:
-    """The arena home (created if missing)."""
+    """The arena home (created if missing); UserError when it cannot be one."""
     path = SETTINGS.home or default_home()
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UserError(
+            f"arena home {path} is a file, not a folder (--home / ARENA_HOME)"
+        ) from None
+    except OSError as error:
+        raise UserError(f"cannot create the arena home {path}: {error.strerror}") from None
+    if not path.is_dir():
+        raise UserError(f"arena home {path} is not a folder (--home / ARENA_HOME)")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UserError(f"arena home {path} is not writable (--home / ARENA_HOME)")
     return path
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -72,6 +73,17 @@ def print_result(result: MatchResult) -> None:
             out.print(heading, text(tail, block=True), sep="\n")
 
 
+def check_writable(path: Path) -> None:
+    """UserError unless a file can be written at `path` (its folder exists and is writable)."""
+    folder = path.parent
+    if path.is_dir():
+        raise UserError(f"--replay {path} is a folder; give a file name")
+    if not folder.is_dir():
+        raise UserError(f"--replay {path}: there is no folder {folder}")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UserError(f"--replay {path}: not writable")
+
+
 def match_secret() -> bytes:
     """ARENA_SECRET, else the home database's secret: `--seed N` replays the same match."""
     try:
@@ -112,6 +124,8 @@ def play(
     ] = 10.0,
 ) -> None:
     """Play one match and print each seat's score, rank and status."""
+    if replay_file is not None:
+        check_writable(replay_file)  # before the match: its result must not be lost
     spec = lineup.match_spec(
         game,
         bots,

@@ -35,11 +35,12 @@ def show(file: Annotated[Path, typer.Argument(help="A replay written by --replay
     shown through `safe.text`.
     """
     data = replays.load(file)
+    turns = list(replays.lines(data))  # the whole file is checked before anything is shown
     variant = " ".join(f"{k}={v}" for k, v in data["variant"].items())
     out.print(text(f"{data['game']} v{data['game_version']}  seed={data.get('seed')}  {variant}"))
     for seat in data["seats"]:
         out.print(text(f"  seat {seat['seat']}: {seat['bot']}"))
-    for line in replays.lines(data):
+    for line in turns:
         out.print(text(line))
     result = data["outcome"]
     for seat in data["seats"]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import GameError
+from arena.lineup import check_seed, check_timeout
 from arena.sandbox import limits as bot_limits
 
 
@@ -52,8 +53,12 @@ class TournamentConfig:
         for name, low in (("players", 1), ("rounds", 1), ("workers", 1), ("suspend_after", 1)):
             if getattr(self, name) < low:
                 raise ConfigError(f"{name} must be at least {low}")
-        if self.decision_timeout <= 0 or self.startup_timeout <= 0:
-            raise ConfigError("timeouts must be positive")
+        try:
+            check_timeout("decision_timeout", self.decision_timeout)
+            check_timeout("startup_timeout", self.startup_timeout)
+            check_seed(self.seed)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
         try:
             bot_limits.from_settings(self.limits)
         except ValueError as error:
