@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 import jsonschema
 import orjson
 
+from arena.errors import ReplayError
 from arena.games import Game, GameError, load_game
 from arena.games.base import Decision, Outcome
 from arena.match import REPLAY_FORMAT, REPLAY_VERSION, final_ranks
@@ -29,10 +30,6 @@ from arena.resources import PROTOCOL_DOCS
 T = TypeVar("T")
 #: The replay versions this arena reads: 1 (before deal seeds were recorded) and 2.
 READABLE_VERSIONS = (1, REPLAY_VERSION)
-
-
-class ReplayError(ValueError):
-    """A replay file that cannot be read or does not check out."""
 
 
 def write(path: str | Path, replay: dict[str, Any]) -> None:

@@ -25,6 +25,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, create_engine, select
 
 from arena import migrations, names, seeds
+from arena.errors import StoreError, StoreInputError
 from arena.migrations import MigrationError
 from arena.models import (
     Bot,
@@ -38,21 +39,6 @@ from arena.models import (
     now,
 )
 from arena.rating import Skill
-
-
-class StoreError(RuntimeError):
-    """The database cannot be opened or used (a one-line reason for the user).
-
-    An environment error (unreachable, locked, full, read-only): exit code 1.
-    """
-
-    exit_code = 1
-
-
-class StoreInputError(StoreError):
-    """Bad input about the database (a malformed URL or ARENA_SECRET): exit code 2."""
-
-    exit_code = 2
 
 
 class NotOwnerError(ValueError):

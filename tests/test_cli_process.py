@@ -150,3 +150,18 @@ def test_no_fork_warning_escapes_a_tournament_with_workers(tmp_path: Path) -> No
     )
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert b"DeprecationWarning" not in done.stderr
+
+
+def test_commands_without_a_database_load_no_database_code() -> None:
+    """`arena games` and `arena --help` start fast: no sqlmodel, SQLAlchemy or Alembic."""
+    probe = (
+        "import sys; from arena.cli import main; sys.argv = ['arena'] + sys.argv[1:]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = {'sqlmodel', 'sqlalchemy', 'alembic', 'jsonschema', 'arena.store'}\n"
+        "print(sorted(heavy & set(sys.modules)), file=sys.stderr)"
+    )
+    for command in (["games"], ["--help"], ["tournament", "--help"]):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *command], capture_output=True, timeout=60
+        )
+        assert done.stderr.decode().strip().splitlines()[-1] == "[]", command

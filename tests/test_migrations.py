@@ -22,7 +22,8 @@ from typer.testing import CliRunner
 
 from arena import migrations, names, reports
 from arena.cli import app
-from arena.store import Store, StoreError
+from arena.errors import StoreError
+from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
 from tests.databases import BACKENDS, database_url

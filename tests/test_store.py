@@ -14,9 +14,10 @@ import pytest
 from sqlalchemy import inspect, text
 
 from arena import reports
+from arena.errors import StoreError
 from arena.models import Match, Tournament
 from arena.rating import Skill
-from arena.store import MatchRecord, SeatRecord, Store, StoreError, safe_url
+from arena.store import MatchRecord, SeatRecord, Store, safe_url
 from tests.databases import BACKENDS, database_url
 
 

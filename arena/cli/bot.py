@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from arena import registry, reports
 from arena.cli.common import echo_json, home, open_store, out, print_rows
 from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
@@ -35,6 +34,8 @@ def submit(
 
     A new name belongs to the OS user who submits it; only that user may add versions.
     """
+    from arena import registry
+
     store = open_store()
     version, created = registry.submit(store, home(), folder, name)
     bot = name or store.version_names()[version.id or 0][0]
@@ -48,6 +49,8 @@ def submit(
 @reports_errors
 def list_bots(as_json: JsonFlag = False) -> None:
     """Every registered bot."""
+    from arena import reports
+
     rows = reports.bots(open_store())
     echo_json(rows) if as_json else print_rows(rows, "bots")
 
@@ -56,6 +59,8 @@ def list_bots(as_json: JsonFlag = False) -> None:
 @reports_errors
 def show(name: Annotated[str, typer.Argument(help="Bot name.")], as_json: JsonFlag = False) -> None:
     """Versions, games played, ratings and recent forfeits of one bot."""
+    from arena import reports
+
     details = reports.bot_details(open_store(), name)
     if details is None:
         raise UserError(f"no bot called {name!r} (see `arena bot list`)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import typer
@@ -14,7 +14,9 @@ from rich.table import Table
 
 from arena.cli.errors import UserError
 from arena.cli.safe import json_text, text
-from arena.store import Store, default_home, default_url
+
+if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
+    from arena.store import Store
 
 out = Console(highlight=False)
 if not out.is_terminal:  # piped or captured: do not squeeze tables into 80 columns
@@ -34,6 +36,8 @@ SETTINGS = Settings()
 
 def home() -> Path:
     """The arena home (created if missing); UserError when it cannot be one."""
+    from arena.store import default_home
+
     path = SETTINGS.home or default_home()
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -52,6 +56,8 @@ def home() -> Path:
 
 def open_store() -> Store:
     """The database named by --db / ARENA_DB, or the SQLite file in the home."""
+    from arena.store import Store, default_url
+
     return Store(SETTINGS.db or default_url(home()))
 
 

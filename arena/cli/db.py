@@ -12,8 +12,6 @@ import typer
 from arena.cli.common import SETTINGS, echo_json, home, out
 from arena.cli.errors import reports_errors
 from arena.cli.safe import text
-from arena.migrations import UNVERSIONED
-from arena.store import Store, default_url, safe_url, schema_revision
 
 app = typer.Typer(
     help="The database's schema: which revision, and upgrading it.", no_args_is_help=True
@@ -21,6 +19,8 @@ app = typer.Typer(
 
 
 def _url() -> str:
+    from arena.store import default_url
+
     return SETTINGS.db or default_url(home())
 
 
@@ -30,6 +30,9 @@ def current(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a line."),
 ) -> None:
     """The database's schema revision and the newest one this arena knows (changes nothing)."""
+    from arena.migrations import UNVERSIONED
+    from arena.store import safe_url, schema_revision
+
     url = _url()
     found, newest = schema_revision(url)
     if as_json:
@@ -44,6 +47,8 @@ def current(
 @reports_errors
 def upgrade() -> None:
     """Bring the database to the newest schema revision (a new one is created there)."""
+    from arena.store import Store, safe_url, schema_revision
+
     url = _url()
     Store(url).close()
     found, _newest = schema_revision(url)

@@ -6,15 +6,11 @@ from typing import Annotated
 
 import typer
 
-from arena import registry, reports
 from arena.cli.common import home, open_store, out, print_rows
 from arena.cli.errors import err, reports_errors
 from arena.cli.safe import text
 from arena.cli.tournament import play
 from arena.games import all_games
-from arena.manifest import BUNDLED_BOTS, load_manifest
-from arena.tournament import config as tconfig
-from arena.tournament import runner
 
 
 @reports_errors
@@ -24,6 +20,11 @@ def demo(
     seed: Annotated[int, typer.Option(help="Tournament seed.")] = 1,
 ) -> None:
     """Register the bundled bots and play a short round robin of every game."""
+    from arena import registry, reports
+    from arena.manifest import BUNDLED_BOTS, load_manifest
+    from arena.tournament import config as tconfig
+    from arena.tournament import runner
+
     store = open_store()
     known = {g.spec.id for g in all_games()}
     bundled = [

@@ -7,7 +7,6 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import echo_json, print_rows
-from arena.sandbox.report import summary
 
 
 def doctor(
@@ -18,6 +17,8 @@ def doctor(
     ] = None,
 ) -> None:
     """Report which sandbox protections are active for bots here, and why."""
+    from arena.sandbox.report import summary
+
     if executor is not None:  # the same checks plus a smoke match, on each Dask worker
         from arena.cli.errors import fail
         from arena.tournament.executors import ExecutorLost, check_workers

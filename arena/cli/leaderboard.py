@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from arena import reports
 from arena.cli.common import echo_json, open_store, print_rows
 from arena.cli.errors import UserError, reports_errors
 from arena.games import load_game
@@ -30,6 +29,8 @@ def leaderboard(
     Ratings are kept per rules version of a game: a rules change starts every bot
     afresh. The board is the current version's unless --rules-version says otherwise.
     """
+    from arena import reports
+
     current = load_game(game).spec.version
     if rules_version is not None and not 1 <= rules_version <= current:
         raise UserError(

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from arena import lineup, replay, seeds
 from arena.cli.common import echo_json, open_store
 from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
-from arena.match import MatchResult, MatchStatus, run_match
+
+if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
+    from arena.match import MatchResult
 
 out = Console(highlight=False)
 
@@ -51,6 +52,8 @@ def print_result(result: MatchResult) -> None:
 
     Names, forfeit details and stderr come from the bots: all shown through `safe.text`.
     """
+    from arena.match import MatchStatus
+
     variant = " ".join(f"{k}={v}" for k, v in result.variant.items())
     title = text(f"{result.game} seed={result.seed} {variant}")
     table = Table(title=title, title_justify="left")
@@ -86,6 +89,8 @@ def check_writable(path: Path) -> None:
 
 def match_secret() -> bytes:
     """ARENA_SECRET, else the home database's secret: `--seed N` replays the same match."""
+    from arena import seeds
+
     try:
         override = seeds.env_secret()
     except seeds.SecretError as error:
@@ -124,6 +129,9 @@ def play(
     ] = 10.0,
 ) -> None:
     """Play one match and print each seat's score, rank and status."""
+    from arena import lineup, replay
+    from arena.match import MatchStatus, run_match
+
     if replay_file is not None:
         check_writable(replay_file)  # before the match: its result must not be lost
     spec = lineup.match_spec(

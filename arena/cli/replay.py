@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from arena import replay as replays
 from arena.cli.errors import reports_errors
 from arena.cli.safe import text
 
@@ -20,6 +19,8 @@ out = Console(highlight=False, soft_wrap=True)
 @reports_errors
 def verify(file: Annotated[Path, typer.Argument(help="A replay written by --replay.")]) -> None:
     """Re-run a replay through the referee; exit 0 only if the outcome matches."""
+    from arena import replay as replays
+
     data = replays.load(file)
     outcome = replays.verify(data)
     scores = " ".join(f"{s:g}" for s in outcome.scores)
@@ -34,6 +35,8 @@ def show(file: Annotated[Path, typer.Argument(help="A replay written by --replay
     A replay file holds bot names, forfeit details and decisions: every line is
     shown through `safe.text`.
     """
+    from arena import replay as replays
+
     data = replays.load(file)
     turns = list(replays.lines(data))  # the whole file is checked before anything is shown
     variant = " ".join(f"{k}={v}" for k, v in data["variant"].items())

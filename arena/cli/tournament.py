@@ -5,20 +5,18 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from arena import reports
 from arena.cli.common import echo_json, home, open_store, out, print_rows
 from arena.cli.errors import INTERRUPTED, UserError, err, fail, reports_errors
 from arena.cli.safe import text
-from arena.lineup import parse_variant_pairs
-from arena.store import Store
-from arena.tournament import config as tconfig
-from arena.tournament import runner
-from arena.tournament.executors import LOCAL, ExecutorLost, check_name
+
+if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
+    from arena.store import Store
+    from arena.tournament import runner
 
 app = typer.Typer(help="Run and inspect tournaments.", no_args_is_help=True)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
@@ -38,13 +36,16 @@ def play(
     fresh: bool,
     pin: bool,
     quiet: bool,
-    executor: str = LOCAL,
+    executor: str = "local",  # arena.tournament.executors.LOCAL
 ) -> float:
     """Run a tournament's unrecorded matches with a live progress bar; returns seconds taken.
 
     Ends with exit code 1 and a resume hint when the executor is lost mid-run, and
     with 130 when stopped by Ctrl-C.
     """
+    from arena.tournament import runner
+    from arena.tournament.executors import LOCAL, ExecutorLost
+
     began = time.monotonic()
     if executor != LOCAL:  # Dask logs every connection at INFO; show that only with -v
         logging.getLogger("distributed").setLevel(max(logging.WARNING, logging.root.level))
@@ -89,6 +90,8 @@ def play(
 
 def show_summary(store: Store, tournament_id: int, as_json: bool) -> None:
     """Print a tournament's status, standings, head-to-head and forfeits."""
+    from arena import reports
+
     details = reports.tournament_details(store, tournament_id)
     if details is None:
         raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
@@ -144,6 +147,10 @@ def run(
     as_json: JsonFlag = False,
 ) -> None:
     """Schedule a tournament (file and/or flags), play it, and show the standings."""
+    from arena.lineup import parse_variant_pairs
+    from arena.tournament import config as tconfig
+    from arena.tournament import runner
+
     base = tconfig.load(file) if file is not None else tconfig.TournamentConfig()
     flags: dict[str, Any] = {
         "game": game,
@@ -204,6 +211,9 @@ def resume(
     It runs with the tournament's own settings (workers, executor, fresh processes,
     pinning) unless an option says otherwise.
     """
+    from arena.tournament import runner
+    from arena.tournament.executors import LOCAL, check_name
+
     store = open_store()
     tournament = store.tournament(tournament_id)
     if tournament is None:
@@ -226,6 +236,8 @@ def resume(
 @reports_errors
 def list_tournaments(as_json: JsonFlag = False) -> None:
     """Every tournament with its progress."""
+    from arena import reports
+
     rows = reports.tournaments(open_store())
     echo_json(rows) if as_json else print_rows(rows, "tournaments")
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import orjson
 
 from arena import rating, registry, seeds
+from arena.errors import StoreError
 from arena.games import load_game
 from arena.match import (
     BotRef,
@@ -28,7 +29,7 @@ from arena.match import (
 )
 from arena.models import Match, Tournament
 from arena.sandbox import limits as bot_limits
-from arena.store import MatchRecord, SeatRecord, Store, StoreError
+from arena.store import MatchRecord, SeatRecord, Store
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executors import LOCAL, Executor, ExecutorLost, MatchFuture, open_executor
 from arena.tournament.formats import FORMATS

@@ -42,8 +42,8 @@ def deal(seed, players):
     cards = list(DECK)
     random.Random(seed).shuffle(cards)
     size = 8 if players == 4 else 9
-    hands = [sorted(cards[i * size:(i + 1) * size]) for i in range(players)]
-    return hands, cards[players * size:]
+    hands = [sorted(cards[i * size : (i + 1) * size]) for i in range(players)]
+    return hands, cards[players * size :]
 
 
 def match_numbers(start):
