@@ -145,3 +145,17 @@ def test_staged_copies_live_on_a_tmpfs_of_their_own() -> None:
         assert base.parent == Path("/dev/shm")
     else:
         assert base == uids.runtime_dir()
+
+
+@needs_bwrap
+def test_doctor_reports_the_filter_and_sandboxed_builds() -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    result = CliRunner().invoke(app, ["doctor", "--json"])
+    assert result.exit_code == 0, result.output
+    rows = {row["protection"]: row for row in json.loads(result.stdout)["protections"]}
+    assert rows["seccomp filter"]["active"] is sandbox.protections().seccomp
+    assert "file locks" in rows["seccomp filter"]["detail"]
+    assert rows["bot builds sandboxed"]["active"] is True

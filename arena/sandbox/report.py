@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from arena.manifest import BUILD_TIMEOUT_S
 from arena.sandbox import Limits, cgroup, protections, uids
 
 
@@ -95,6 +96,21 @@ def report() -> list[dict[str, Any]]:
             "protection": "no network; own PID/IPC/UTS namespaces; read-only system",
             "active": boxed,
             "detail": "bubblewrap namespaces" if boxed else "needs bubblewrap",
+        },
+        {
+            "protection": "seccomp filter",
+            "active": found.seccomp,
+            "detail": found.seccomp_reason,
+        },
+        {
+            "protection": "bot builds sandboxed",
+            "active": boxed,
+            "detail": (
+                "a bot's build step runs in its sandbox on a scratch copy of its folder "
+                f"({BUILD_TIMEOUT_S} s, no network, new regular files only)"
+                if boxed
+                else "needs bubblewrap: a build runs with rlimits and the cgroup only"
+            ),
         },
         {
             "protection": "private /tmp and /dev/shm",
