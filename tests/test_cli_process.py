@@ -57,16 +57,32 @@ def test_arena_ends_when_its_output_is_closed(
     assert code in (0, 1, 141)  # ended: normally, or as a writer to a closed pipe ends
 
 
-def test_json_output_is_pure_json_even_with_warnings(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["play", "take-that", "random", "random", "--seed", "4"],
+        [
+            "tournament",
+            "run",
+            "--game",
+            "take-that",
+            "--bots",
+            "random,first-legal",
+            "--workers",
+            "2",
+        ],
+    ],
+)
+def test_json_output_is_pure_json_even_with_warnings(tmp_path: Path, command: list[str]) -> None:
     """Warnings and logs go to stderr: stdout of --json parses whatever else is said."""
     done = subprocess.run(
-        [*ARENA, "-v", "play", "take-that", "random", "random", "--seed", "4", "--json"],
+        [*ARENA, "-v", *command, "--json"],
         capture_output=True,
         env={**env_for(tmp_path), "ARENA_SANDBOX": "none"},  # forces the loud warning
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["seats"]
+    assert json.loads(done.stdout)
     assert b"NOT SANDBOXED" in done.stderr
 
 
