@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 
 import pytest
@@ -45,3 +46,17 @@ def used_uids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
     monkeypatch.setattr(uids, "acquire", recording)
     return used
+
+
+@pytest.fixture
+def host_listener() -> Iterator[None]:
+    """A TCP port on the host that tests/bots/network and build_escape try to reach."""
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        server.bind(("127.0.0.1", 47613))
+        server.listen()
+    except OSError:
+        pass  # taken: the bot's other attempts still run
+    yield
+    server.close()

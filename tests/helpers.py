@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
+import signal
+import subprocess
 import tomllib
 from pathlib import Path
 from types import ModuleType
@@ -120,3 +123,22 @@ def load_bot_module(folder: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def kill_once_recorded(process: subprocess.Popen[bytes], store: Store, matches: int) -> int:
+    """kill -9 a running `arena tournament run` once `matches` are recorded; its tournament id.
+
+    Waits by polling the database (an event), not by sleeping a fixed time.
+    """
+    while True:
+        found = store.tournaments()
+        if found and store.match_counts(found[0].id or 0)[0] >= matches:
+            break
+        try:
+            process.wait(timeout=0.05)
+        except subprocess.TimeoutExpired:
+            continue
+        raise AssertionError(process.stderr.read().decode() if process.stderr else "exited")
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    return found[0].id or 0

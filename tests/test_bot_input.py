@@ -7,6 +7,7 @@ is void (`platform-error`) only when arena itself fails.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
 from tests.helpers import TEST_BOTS, bot_ref_for
 from tests.test_match import spec
+from tests.test_sandbox import start_message
 
 LEGAL: list[protocol.Decision] = [{"card": 1}, {"card": 2}, 3, "x", [1, 2]]
 
@@ -77,19 +79,7 @@ def bot_answering(tmp_path: Path, lines: list[str]) -> BotProcess:
 
 
 def decide_once(bot: BotProcess) -> object:
-    import time
-
-    message = protocol.start_message(
-        match="m",
-        game="take-that",
-        game_version=1,
-        variant={},
-        players=2,
-        seat=0,
-        seed=1,
-        decision_timeout_ms=2000,
-    )
-    bot.start_match(message, time.monotonic() + 10)
+    bot.start_match(start_message(), time.monotonic() + 10)
     request = protocol.decide_message(1, {}, [1, 2], 2000)
     return bot.decide(request, time.monotonic() + 10)
 

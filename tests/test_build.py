@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import stat
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,20 +37,6 @@ def quick(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(build, "OUTPUT_BUDGET_BYTES", 32 * 2**20)
 
 
-@pytest.fixture
-def host_port() -> Iterator[None]:
-    """The TCP port on the host that tests/bots/build_escape tries to reach."""
-    server = socket.socket()
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        server.bind(("127.0.0.1", 47613))
-        server.listen()
-    except OSError:
-        pass  # taken: the build's other attempts still run
-    yield
-    server.close()
-
-
 def copy_of(name: str, tmp_path: Path) -> Path:
     folder = tmp_path / "bots" / name
     shutil.copytree(TEST_BOTS / name, folder)
@@ -70,7 +54,7 @@ def test_a_hostile_build_gives_its_expected_result(
     tmp_path: Path,
     quick: None,
     used_uids: list[int],
-    host_port: None,
+    host_listener: None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("ARENA_SECRET", "the coordinator's key")  # must not reach the build
@@ -94,7 +78,7 @@ def test_a_hostile_build_gives_its_expected_result(
 
 @needs_bwrap
 def test_what_a_build_leaves_comes_back_without_links_special_files_or_setuid(
-    tmp_path: Path, host_port: None, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, host_listener: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ARENA_SECRET", "the coordinator's key")
     folder = copy_of("build_escape", tmp_path)

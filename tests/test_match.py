@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import resource
-import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -78,20 +76,6 @@ def processes_of(wanted: list[int]) -> list[int]:
             except OSError:
                 continue
     return pids
-
-
-@pytest.fixture
-def host_listener() -> Iterator[None]:
-    """A TCP port on the host that tests/bots/network tries to reach from its sandbox."""
-    server = socket.socket()
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        server.bind(("127.0.0.1", 47613))
-        server.listen()
-    except OSError:
-        pass  # taken: the bot's other attempts still run
-    yield
-    server.close()
 
 
 def test_polite_bots_play_a_normal_match_that_replays(polite: BotRef) -> None:

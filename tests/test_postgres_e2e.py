@@ -28,6 +28,7 @@ from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
 from tests.databases import BACKENDS, database_url
+from tests.helpers import kill_once_recorded
 
 ROOT = Path(__file__).resolve().parents[1]
 POLITE = str(ROOT / "tests" / "bots" / "polite")
@@ -87,19 +88,7 @@ def test_issue_12_tournament_kill_9_resume_and_reports(tmp_path: Path, url: str)
         cwd=ROOT,
     )
     store = Store(url)
-    # Wait (by polling the database, not by sleeping a fixed time) until some matches are in.
-    while True:
-        ts = store.tournaments()
-        if ts and store.match_counts(ts[0].id or 0)[0] >= 4:
-            break
-        try:
-            process.wait(timeout=0.05)
-        except subprocess.TimeoutExpired:
-            continue
-        raise AssertionError(process.stderr.read().decode())  # type: ignore[union-attr]
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    tid = ts[0].id or 0
+    tid = kill_once_recorded(process, store, 4)
     done, total = store.match_counts(tid)
     assert 4 <= done < total == 48
     resumed = arena(tmp_path, url, "tournament", "resume", str(tid), "--quiet", "--json")

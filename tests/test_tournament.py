@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ from arena import reports
 from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import ConfigError, TournamentConfig
-from tests.helpers import register_unchecked
+from tests.helpers import kill_once_recorded, register_unchecked
 
 ROOT = Path(__file__).resolve().parents[1]
 POLITE = str(ROOT / "tests" / "bots" / "polite")
@@ -131,19 +130,7 @@ def test_resume_after_kill_9_plays_every_match_exactly_once(tmp_path: Path) -> N
         arena + args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     store = make_store(tmp_path)
-    # Wait (by polling the database, not by sleeping a fixed time) until some matches are in.
-    while True:
-        ts = store.tournaments()
-        if ts and store.match_counts(ts[0].id or 0)[0] >= 5:
-            break
-        try:
-            process.wait(timeout=0.05)
-        except subprocess.TimeoutExpired:
-            continue
-        raise AssertionError(process.stderr.read().decode())  # type: ignore[union-attr]
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
-    tid = ts[0].id or 0
+    tid = kill_once_recorded(process, store, 5)
     done, total = store.match_counts(tid)
     assert 5 <= done < total == 72
     resumed = subprocess.run(
