@@ -135,7 +135,15 @@ class MatchSeat(SQLModel, table=True):
 
 
 class Rating(SQLModel, table=True):
-    """The current TrueSkill rating of one bot version at one game under one rules version."""
+    """The current TrueSkill rating of one bot version at one game under one rules version.
+
+    It also keeps the leaderboard's running counters of that version's recorded seats
+    at that game and rules version, updated in the transaction that records a match
+    (`Store.record`), so that the leaderboard reads these rows alone: a seat is a game
+    unless its match was void (platform-error) or it has no score; a game ranked 1 is a
+    win; every seat not `ok` is a forfeit, void match or not. A row is made with a
+    version's first rated seat, its counters then counted from the seats recorded so far.
+    """
 
     __table_args__ = (
         UniqueConstraint(
@@ -150,7 +158,14 @@ class Rating(SQLModel, table=True):
     game_version: int
     mu: float
     sigma: float
+    #: Rated seats (the rating was updated that many times).
     matches: int = 0
+    #: Seats counted as games (not void, with a score), those ranked 1, their scores' sum.
+    games: int = 0
+    wins: int = 0
+    score_sum: float = 0.0
+    #: Seats not `ok` (crash, timeout, ..., suspended).
+    forfeits: int = 0
     updated_at: datetime = Field(default_factory=now)
 
 

@@ -1,8 +1,9 @@
 """What the CLI shows, as plain JSON-ready data: leaderboards, bots, tournaments.
 
 The CLI prints these as tables or, with --json, as they are; no SQL here
-(the store answers the queries, aggregated in the database, never reading a
-replay) and no terminal output. Ratings and leaderboards are per rules version
+(the store answers the queries, aggregated in the database or, for the all-time
+leaderboard and `bot show`, from counters kept on the rating rows; never reading
+a replay) and no terminal output. Ratings and leaderboards are per rules version
 of a game: the current one unless asked for another.
 """
 
@@ -78,11 +79,11 @@ def bot_details(store: Store, name: str) -> dict[str, Any] | None:
             "mu": round(rating.mu, 3),
             "sigma": round(rating.sigma, 3),
             "rating": round(rating.mu - 3 * rating.sigma, 3),
-            "games": games,
+            "games": rating.games,
         }
-        for rating, games in sorted(
+        for rating in sorted(
             store.ratings_of(ids),
-            key=lambda pair: (numbers[pair[0].bot_version_id], pair[0].game, -pair[0].game_version),
+            key=lambda r: (numbers[r.bot_version_id], r.game, -r.game_version),
         )
     ]
     return {

@@ -14,11 +14,23 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import platformdirs
-from sqlalchemy import Connection, Engine, and_, case, event, func, insert, make_url, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    and_,
+    bindparam,
+    case,
+    event,
+    func,
+    insert,
+    make_url,
+    update,
+)
 from sqlalchemy import select as select_columns
 from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import aliased
@@ -487,50 +499,38 @@ class Store:
         played under. With `rate`, the seats' current skills are read, `rate(before)`
         gives the new ones, and both are stored, all inside the same transaction.
         A match already recorded is left alone, so recording twice cannot duplicate it.
-        Its cost does not grow with the database: a few indexed rows are read.
+        The leaderboard's counters on the rating rows (`Rating.games`, ...) move with
+        it, in the same transaction. Its cost does not grow with the database: a few
+        indexed rows are read (and, once per version, game and rules version, when its
+        rating row is made, that version's seats there are counted).
         """
-        # Core statements, not the ORM: this runs once per match and must stay cheap.
-        match_t, seat_t, rating_t = (Match.__table__, MatchSeat.__table__, Rating.__table__)  # type: ignore[attr-defined]
+        # Core statements built once, not the ORM: this runs once per match and must stay cheap.
+        sql = _recording()
         stamp = now()
         with self.connection() as db:
-            found = db.execute(
-                select_columns(match_t.c.game, match_t.c.game_version).where(
-                    match_t.c.id == record.match_id,
-                    match_t.c.recorded == False,  # noqa: E712
-                )
-            ).first()
+            found = db.execute(sql.find, {"m_id": record.match_id}).first()
             if found is None:
                 return
             game, rules = found
             marked = db.execute(
-                update(match_t)
-                .where(match_t.c.id == record.match_id, match_t.c.recorded == False)  # noqa: E712
-                .values(
-                    recorded=True,
-                    status=record.status,
-                    error=record.error or None,
-                    seconds=record.seconds,
-                    recorded_at=stamp,
-                )
+                sql.mark,
+                {
+                    "m_id": record.match_id,
+                    "m_status": record.status,
+                    "m_error": record.error or None,
+                    "m_seconds": record.seconds,
+                    "m_at": stamp,
+                },
             )
             if marked.rowcount != 1:  # recorded meanwhile by another connection
                 return
             if record.replay is not None:
-                db.execute(
-                    insert(MatchReplay.__table__),  # type: ignore[attr-defined]
-                    {"match_id": record.match_id, "replay": record.replay},
-                )
+                db.execute(sql.replay, {"match_id": record.match_id, "replay": record.replay})
             versions = [seat.bot_version_id for seat in record.seats]
             ratings = {
                 row.bot_version_id: row
                 for row in db.execute(
-                    select_columns(
-                        rating_t.c.id, rating_t.c.bot_version_id, rating_t.c.mu, rating_t.c.sigma
-                    ).where(
-                        rating_t.c.bot_version_id.in_(versions),
-                        rating_t.c.game == game,
-                        rating_t.c.game_version == rules,
-                    )
+                    sql.ratings, {"r_versions": versions, "r_game": game, "r_rules": rules}
                 )
             }
             if rate is not None:
@@ -540,38 +540,49 @@ class Store:
                 ]
                 for seat, old, new in zip(record.seats, before, rate(before), strict=True):
                     seat.before, seat.after = old, new
-            db.execute(
-                insert(seat_t), [_seat_values(record.match_id, seat) for seat in record.seats]
-            )
+            db.execute(sql.seats, [_seat_values(record.match_id, seat) for seat in record.seats])
             # the last seat of a version seated twice wins, as with one seat each
             final = {seat.bot_version_id: seat for seat in record.seats if seat.after is not None}
             counts = Counter(seat.bot_version_id for seat in record.seats if seat.after is not None)
-            for version, seat in final.items():
-                assert seat.after is not None
+            rated, counted = [], []
+            for version, tally in _counters(record).items():
+                last = final.get(version)
+                after = last.after if last is not None else None
                 row = ratings.get(version)
                 if row is None:
+                    if after is None:
+                        continue  # no rating yet: its row, when made, counts these seats
+                    # its first rated seat: count every seat recorded so far (this match's too)
+                    totals = db.execute(
+                        sql.count, {"c_version": version, "c_game": game, "c_rules": rules}
+                    ).first()
                     db.execute(
-                        insert(rating_t).values(
-                            bot_version_id=version,
-                            game=game,
-                            game_version=rules,
-                            mu=seat.after.mu,
-                            sigma=seat.after.sigma,
-                            matches=counts[version],
-                            updated_at=stamp,
-                        )
+                        sql.new_rating,
+                        {
+                            "bot_version_id": version,
+                            "game": game,
+                            "game_version": rules,
+                            "mu": after.mu,
+                            "sigma": after.sigma,
+                            "matches": counts[version],
+                            **_totals(totals),
+                            "updated_at": stamp,
+                        },
                     )
-                else:
-                    db.execute(
-                        update(rating_t)
-                        .where(rating_t.c.id == row.id)
-                        .values(
-                            mu=seat.after.mu,
-                            sigma=seat.after.sigma,
-                            matches=rating_t.c.matches + counts[version],
-                            updated_at=stamp,
-                        )
+                elif after is not None:
+                    change = {"r_mu": after.mu, "r_sigma": after.sigma, "r_at": stamp}
+                    rated.append(
+                        {"r_id": row.id, "r_matches": counts[version], **change}
+                        | {f"r_{name}": amount for name, amount in tally.items()}
                     )
+                elif any(tally.values()):
+                    counted.append(
+                        {"r_id": row.id} | {f"r_{name}": amount for name, amount in tally.items()}
+                    )
+            if rated:
+                db.execute(sql.rate, rated)
+            if counted:
+                db.execute(sql.add, counted)
 
     @contextmanager
     def connection(self) -> Iterator[Connection]:
@@ -617,23 +628,16 @@ class Store:
                 ).all()
             )
 
-    def ratings_of(self, version_ids: Sequence[int]) -> list[tuple[Rating, int]]:
-        """Every stored rating of some bot versions, each with its counted games."""
-        stats = _seat_stats().where(col(MatchSeat.bot_version_id).in_(list(version_ids)))
-        stats = stats.add_columns(col(Match.game), col(Match.game_version)).group_by(
-            col(Match.game), col(Match.game_version)
-        )
+    def ratings_of(self, version_ids: Sequence[int]) -> list[Rating]:
+        """Every stored rating of some bot versions, with its counters (`Rating.games`, ...)."""
         with self.read() as s:
-            games = {
-                (row.bot_version_id, row.game, row.game_version): int(row.games)
-                for row in s.execute(stats).all()
-            }
-            ratings = s.exec(
-                select(Rating)
-                .where(col(Rating.bot_version_id).in_(list(version_ids)))
-                .order_by(col(Rating.game), col(Rating.game_version).desc())
-            ).all()
-        return [(r, games.get((r.bot_version_id, r.game, r.game_version), 0)) for r in ratings]
+            return list(
+                s.exec(
+                    select(Rating)
+                    .where(col(Rating.bot_version_id).in_(list(version_ids)))
+                    .order_by(col(Rating.game), col(Rating.game_version).desc())
+                ).all()
+            )
 
     def matches_played(self, version_ids: Sequence[int]) -> dict[int, int]:
         """Recorded seats per bot version (each match a version played, once per seat)."""
@@ -648,24 +652,20 @@ class Store:
     def leaderboard(
         self, game: str, rules: int, tournament_id: int | None = None
     ) -> list[LeaderRow]:
-        """Rows sorted by conservative rating, aggregated in SQL (no replay is read).
+        """Rows sorted by conservative rating (no replay is read).
 
         Without a tournament: the stored ratings at `game` under rules version
-        `rules`, with statistics of all its recorded matches under those rules.
-        With one: the rating each version ended that tournament with (its last
-        `after` there), and statistics of that tournament.
+        `rules` with their running counters of all its recorded matches under those
+        rules, read from the rating rows alone (its cost does not grow with the
+        matches). With one: the rating each version ended that tournament with (its
+        last `after` there), and statistics of that tournament, aggregated in SQL.
         """
-        stats = _seat_stats().where(Match.game == game, Match.game_version == rules)
-        if tournament_id is not None:
-            stats = stats.where(Match.tournament_id == tournament_id)
+        if tournament_id is None:
+            return self._all_time(game, rules)
         with self.read() as s:
-            counted = {row.bot_version_id: row for row in s.execute(stats).all()}
-            if tournament_id is None:
-                query = select(Rating).where(Rating.game == game, Rating.game_version == rules)
-                skills = {r.bot_version_id: Skill(r.mu, r.sigma) for r in s.exec(query).all()}
-            else:
-                skills = {v: Skill.initial() for v in counted}
-                skills.update(_last_skills(s, tournament_id))
+            counted = _statistics(s, game, rules, tournament_id)
+            skills = {v: Skill.initial() for v in counted}
+            skills.update(_last_skills(s, tournament_id))
             labels = self._labels(s, skills)
         rows = []
         for version, skill in skills.items():
@@ -673,10 +673,48 @@ class Store:
             row = LeaderRow(bot, number, version, skill.mu, skill.sigma)
             found = counted.get(version)
             if found is not None:
-                row.games, row.wins = int(found.games), int(found.wins)
-                row.score_sum, row.forfeits = float(found.score_sum), int(found.forfeits)
+                row.games, row.wins = found["games"], found["wins"]
+                row.score_sum, row.forfeits = found["score_sum"], found["forfeits"]
             rows.append(row)
         return sorted(rows, key=lambda r: (-r.conservative, r.bot, r.version))
+
+    def _all_time(self, game: str, rules: int) -> list[LeaderRow]:
+        """The leaderboard of every recorded match: one indexed read of the rating rows."""
+        query = (
+            select_columns(
+                col(Bot.name),
+                col(BotVersion.number),
+                col(Rating.bot_version_id),
+                col(Rating.mu),
+                col(Rating.sigma),
+                col(Rating.games),
+                col(Rating.wins),
+                col(Rating.score_sum),
+                col(Rating.forfeits),
+            )
+            .join(BotVersion, col(BotVersion.id) == col(Rating.bot_version_id))
+            .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
+            .where(col(Rating.game) == game, col(Rating.game_version) == rules)
+        )
+        with self.read() as s:
+            rows = [
+                LeaderRow(
+                    bot, number, version, mu, sigma, int(games), int(wins), float(score), int(lost)
+                )
+                for bot, number, version, mu, sigma, games, wins, score, lost in s.execute(query)
+            ]
+        return sorted(rows, key=lambda r: (-r.conservative, r.bot, r.version))
+
+    def seat_statistics(
+        self, game: str, rules: int, tournament_id: int | None = None
+    ) -> dict[int, dict[str, Any]]:
+        """Bot version -> games, wins, score_sum, forfeits, aggregated in SQL from the
+        recorded seats at a game's rules version (of one tournament, or of all).
+
+        What the rating rows' counters hold for all matches, counted afresh.
+        """
+        with self.read() as s:
+            return _statistics(s, game, rules, tournament_id)
 
     @staticmethod
     def _labels(s: Session, versions: Any) -> dict[int, tuple[str, int]]:
@@ -778,6 +816,108 @@ def _seat_stats() -> Any:
         .where(col(Match.recorded) == True)  # noqa: E712 - SQL comparison
         .group_by(col(MatchSeat.bot_version_id))
     )
+
+
+@dataclass(frozen=True)
+class _Recording:
+    """`Store.record`'s statements, built once (SQLAlchemy then reuses their compiled form)."""
+
+    find: Any
+    mark: Any
+    replay: Any
+    ratings: Any
+    seats: Any
+    count: Any
+    new_rating: Any
+    rate: Any
+    add: Any
+
+
+@cache
+def _recording() -> _Recording:
+    match_t, seat_t, rating_t = (Match.__table__, MatchSeat.__table__, Rating.__table__)  # type: ignore[attr-defined]
+    unrecorded = and_(match_t.c.id == bindparam("m_id"), match_t.c.recorded == False)  # noqa: E712
+    counters = {name: rating_t.c[name] + bindparam(f"r_{name}") for name in _COUNTERS}
+    this_rating = rating_t.c.id == bindparam("r_id")
+    return _Recording(
+        find=select_columns(match_t.c.game, match_t.c.game_version).where(unrecorded),
+        mark=update(match_t)
+        .where(unrecorded)
+        .values(
+            recorded=True,
+            status=bindparam("m_status"),
+            error=bindparam("m_error"),
+            seconds=bindparam("m_seconds"),
+            recorded_at=bindparam("m_at"),
+        ),
+        replay=insert(MatchReplay.__table__),  # type: ignore[attr-defined]
+        ratings=select_columns(
+            rating_t.c.id, rating_t.c.bot_version_id, rating_t.c.mu, rating_t.c.sigma
+        ).where(
+            rating_t.c.bot_version_id.in_(bindparam("r_versions", expanding=True)),
+            rating_t.c.game == bindparam("r_game"),
+            rating_t.c.game_version == bindparam("r_rules"),
+        ),
+        seats=insert(seat_t),
+        count=_seat_stats().where(
+            col(MatchSeat.bot_version_id) == bindparam("c_version"),
+            col(Match.game) == bindparam("c_game"),
+            col(Match.game_version) == bindparam("c_rules"),
+        ),
+        new_rating=insert(rating_t),
+        rate=update(rating_t)
+        .where(this_rating)
+        .values(
+            mu=bindparam("r_mu"),
+            sigma=bindparam("r_sigma"),
+            matches=rating_t.c.matches + bindparam("r_matches"),
+            updated_at=bindparam("r_at"),
+            **counters,
+        ),
+        add=update(rating_t).where(this_rating).values(**counters),
+    )
+
+
+#: The leaderboard's counters on a rating row (`_seat_stats` counts them afresh).
+_COUNTERS = ("games", "wins", "score_sum", "forfeits")
+
+
+def _statistics(
+    s: Session, game: str, rules: int, tournament_id: int | None
+) -> dict[int, dict[str, Any]]:
+    """`Store.seat_statistics` in an open session."""
+    stats = _seat_stats().where(col(Match.game) == game, col(Match.game_version) == rules)
+    if tournament_id is not None:
+        stats = stats.where(col(Match.tournament_id) == tournament_id)
+    return {row.bot_version_id: _totals(row) for row in s.execute(stats).all()}
+
+
+def _totals(row: Any) -> dict[str, Any]:
+    """The counters of one row of `_seat_stats` (zeros for none)."""
+    if row is None:
+        return {"games": 0, "wins": 0, "score_sum": 0.0, "forfeits": 0}
+    return {
+        "games": int(row.games or 0),
+        "wins": int(row.wins or 0),
+        "score_sum": float(row.score_sum or 0.0),
+        "forfeits": int(row.forfeits or 0),
+    }
+
+
+def _counters(record: MatchRecord) -> dict[int, dict[str, Any]]:
+    """What one match adds to each of its versions' counters, as `_seat_stats` counts it."""
+    void = record.status == "platform-error"
+    added: dict[int, dict[str, Any]] = {}
+    for seat in record.seats:
+        tally = added.setdefault(
+            seat.bot_version_id, {"games": 0, "wins": 0, "score_sum": 0.0, "forfeits": 0}
+        )
+        if not void and seat.score is not None:
+            tally["games"] += 1
+            tally["wins"] += seat.rank == 1
+            tally["score_sum"] += seat.score
+        tally["forfeits"] += seat.status != "ok"
+    return added
 
 
 def _last_skills(s: Session, tournament_id: int) -> dict[int, Skill]:

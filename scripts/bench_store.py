@@ -7,6 +7,9 @@ calls: `reports.leaderboard` (arena leaderboard), `reports.bot_details` (arena b
 show), `reports.tournament_details` (arena tournament show, of the largest
 tournament), and `Store.record` of one match with its TrueSkill update. Each is
 run --rounds times; the median and min..max of wall time, with CPU time beside it.
+For comparison it also times aggregating every seat in SQL (what the leaderboard
+did before it read the rating rows' counters), and checks, after building and
+again after recording, that the counters equal that aggregation.
 
 Goals (issue 12): each read under 200 ms, recording under 2 ms per match (SQLite).
 
@@ -26,9 +29,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import insert, text
 
 from arena import rating, reports
+from arena.errors import StoreError
 from arena.models import Bot, BotVersion, Match, MatchReplay, MatchSeat, Rating, Tournament
 from arena.store import MatchRecord, SeatRecord, Store
 
@@ -37,7 +41,11 @@ SEATS = 3
 
 
 def build(store: Store, matches: int, bots: int, tournaments: int, replay_bytes: int) -> None:
-    """Insert bots, tournaments, recorded matches, seats, replays and ratings in bulk."""
+    """Insert bots, tournaments, recorded matches, seats, replays and ratings in bulk.
+
+    The ratings get the leaderboard's counters as arena.store counts them (every match
+    here is counted: none is void and every seat has a score).
+    """
     rng = random.Random(1)
     stamp = datetime.now(UTC)
     replay = '{"pad":"' + "x" * max(0, replay_bytes - 10) + '"}'
@@ -66,6 +74,8 @@ def build(store: Store, matches: int, bots: int, tournaments: int, replay_bytes:
             ],
         )  # fmt: skip
         skill = {b + 1: rating.Skill.initial() for b in range(bots)}
+        # version -> [rated seats, games, wins, score sum, forfeits]
+        tally = {b + 1: [0, 0, 0, 0.0, 0] for b in range(bots)}
         chunk = 10_000
         for start in range(0, matches, chunk):
             match_rows, seat_rows, replay_rows = [], [], []
@@ -84,9 +94,16 @@ def build(store: Store, matches: int, bots: int, tournaments: int, replay_bytes:
                     before = skill[version]
                     after = rating.Skill(before.mu + rng.uniform(-1, 1), before.sigma * 0.999)
                     skill[version] = after
+                    score = rng.randint(-100, 0)
+                    counts = tally[version]
+                    counts[0] += 1
+                    counts[1] += 1
+                    counts[2] += seat == 0
+                    counts[3] += score
+                    counts[4] += forfeited
                     seat_rows.append(
                         {"match_id": m + 1, "seat": seat, "bot_version_id": version,
-                         "score": rng.randint(-100, 0), "rank": seat + 1,
+                         "score": score, "rank": seat + 1,
                          "status": "crash" if forfeited else "ok",
                          "detail": "exit 1" if forfeited else "", "stderr": "",
                          "mu_before": before.mu, "sigma_before": before.sigma,
@@ -99,10 +116,27 @@ def build(store: Store, matches: int, bots: int, tournaments: int, replay_bytes:
             insert(Rating),
             [
                 {"bot_version_id": v, "game": GAME, "game_version": 1, "mu": s.mu,
-                 "sigma": s.sigma, "matches": matches * SEATS // bots, "updated_at": stamp}
+                 "sigma": s.sigma, "matches": tally[v][0], "games": tally[v][1],
+                 "wins": tally[v][2], "score_sum": tally[v][3], "forfeits": tally[v][4],
+                 "updated_at": stamp}
                 for v, s in skill.items()
             ],
         )  # fmt: skip
+        if db.dialect.name == "postgresql":  # explicit ids: move the sequences on
+            for table in ("bot", "botversion", "tournament", "match"):
+                sequence = f"pg_get_serial_sequence('{table}', 'id')"
+                db.execute(text(f"SELECT setval({sequence}, MAX(id)) FROM {table}"))
+
+
+def check_counters(store: Store) -> None:
+    """StoreError unless the leaderboard's counters equal the seats aggregated afresh."""
+    fresh = store.seat_statistics(GAME, 1)
+    for row in store.leaderboard(GAME, 1):
+        counted = (row.games, row.wins, row.score_sum, row.forfeits)
+        found = fresh.get(row.bot_version_id)
+        expected = tuple(found.values()) if found else (0, 0, 0.0, 0)
+        if counted != expected:
+            raise StoreError(f"{row.bot} v{row.version}: counters {counted}, seats {expected}")
 
 
 def timed(label: str, rounds: int, action: Callable[[], Any], per: int = 1) -> None:
@@ -114,7 +148,7 @@ def timed(label: str, rounds: int, action: Callable[[], Any], per: int = 1) -> N
         walls.append((time.perf_counter() - wall) * 1000 / per)
         cpus.append((time.process_time() - cpu) * 1000 / per)
     print(
-        f"{label:<34} wall {statistics.median(walls):8.2f} ms ({min(walls):.2f}..{max(walls):.2f})"
+        f"{label:<40} wall {statistics.median(walls):8.2f} ms ({min(walls):.2f}..{max(walls):.2f})"
         f"   cpu {statistics.median(cpus):8.2f} ms ({min(cpus):.2f}..{max(cpus):.2f})"
     )
 
@@ -139,7 +173,13 @@ def main() -> None:
             f" ({SEATS} seats, {args.replay_bytes}-byte replays) in"
             f" {time.perf_counter() - began:.1f} s; {args.rounds} rounds each"
         )
+        check_counters(store)
         largest = 1  # tournament 1 has the most matches (or as many as any)
+        timed(
+            "(seats summed in SQL, for comparison)",
+            args.rounds,
+            lambda: store.seat_statistics(GAME, 1),
+        )
         timed(
             "leaderboard (arena leaderboard)", args.rounds, lambda: reports.leaderboard(store, GAME)
         )
@@ -170,6 +210,8 @@ def main() -> None:
                 )
 
         timed("record one match (with rating)", args.rounds, record_some, per=args.record)
+        check_counters(store)
+        print("checked: the leaderboard's counters equal the seats aggregated in SQL")
         store.close()
 
 

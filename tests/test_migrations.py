@@ -23,7 +23,8 @@ from typer.testing import CliRunner
 from arena import migrations, names, reports
 from arena.cli import app
 from arena.errors import StoreError
-from arena.store import Store
+from arena.models import Match, Tournament
+from arena.store import MatchRecord, SeatRecord, Store
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
 from tests.databases import BACKENDS, database_url
@@ -177,6 +178,7 @@ def test_issue_12_a_first_revision_database_with_results_upgrades_and_keeps_ever
         assert reports.leaderboard(store, "take-that", tournament) == reports.leaderboard(
             played, "take-that", tournament
         )
+    assert counters(store) == counters(played)  # filled by 0002 / kept by Store.record
     assert reports.tournament_details(store, tid or 0) == reports.tournament_details(
         played, tid or 0
     )
@@ -188,6 +190,69 @@ def test_issue_12_a_first_revision_database_with_results_upgrades_and_keeps_ever
     said.clear()
     Store(url, notify=said.append).close()  # a second open changes nothing
     assert said == []
+    store.close()
+    engine.dispose()
+
+
+def counters(store: Store, rules: int = 1) -> dict[int, tuple[Any, ...]]:
+    """Each rating's leaderboard counters: (games, wins, score sum, forfeits)."""
+    return {
+        r.bot_version_id: (r.games, r.wins, r.score_sum, r.forfeits)
+        for r in store.ratings("take-that", rules)
+    }
+
+
+def counted_afresh(store: Store, rules: int = 1) -> dict[int, tuple[Any, ...]]:
+    """The same, aggregated in SQL from the recorded seats."""
+    return {v: tuple(n.values()) for v, n in store.seat_statistics("take-that", rules).items()}
+
+
+def test_issue_12_the_upgrade_counts_forfeits_and_void_matches_into_the_ratings(
+    played: Store, url: str
+) -> None:
+    """0002 fills the leaderboard's counters from the seats already recorded, counting a
+    forfeit and a void match as the leaderboard does; recording goes on from there."""
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        old_database(connection)
+        copy_into_old_layout(played, connection)
+        # match 3 was void (no scores, no rating change); in match 5 the first seat crashed
+        connection.execute(text("UPDATE match SET status = 'platform-error' WHERE number = 3"))
+        connection.execute(
+            text(
+                "UPDATE matchseat SET score = NULL, rank = NULL, status = 'crash'"
+                " WHERE seat = 1 AND match_id = (SELECT id FROM match WHERE number = 3)"
+            )
+        )
+        connection.execute(
+            text(
+                "UPDATE matchseat SET status = 'timeout' WHERE seat = 0"
+                " AND match_id = (SELECT id FROM match WHERE number = 5)"
+            )
+        )
+    store = Store(url, notify=lambda _line: None)
+    fresh = counted_afresh(store)
+    assert counters(store) == fresh
+    assert sorted(games for games, _wins, _score, _lost in fresh.values()) == [11, 11]
+    assert sum(lost for _games, _wins, _score, lost in fresh.values()) == 2
+    by_bot = {row["bot"]: row for row in reports.leaderboard(store, "take-that")}
+    assert {row["games"] for row in by_bot.values()} == {11}
+
+    # recording goes on from the filled counters
+    a, b = sorted(fresh)
+    tid = store.create_tournament(
+        Tournament(
+            name="after", game="take-that", game_version=1, format="round-robin", players=2,
+            rounds=1, seed=1, variant={}, settings={},
+        ),
+        [Match(number=0, game="take-that", seed=1, lineup=[a, b])],
+    )  # fmt: skip
+    match = store.matches(tid)[0]
+    seats = [SeatRecord(0, a, 7, 1, "ok"), SeatRecord(1, b, None, 2, "crash")]
+    store.record(MatchRecord(match.id or 0, "forfeit", seats), lambda s: s)
+    assert counters(store) == counted_afresh(store)
+    assert counters(store)[a][:2] == (fresh[a][0] + 1, fresh[a][1] + 1)
+    assert counters(store)[b][3] == fresh[b][3] + 1
     store.close()
     engine.dispose()
 
@@ -247,6 +312,9 @@ def test_a_rating_made_under_two_rules_versions_is_split(played: Store, tmp_path
         }
         assert all((r.mu, r.sigma) == last[(r.bot_version_id, rules)] for r in ratings)
     assert [row["games"] for row in reports.leaderboard(store, "take-that", rules=1)] == [8, 8]
+    assert [row["games"] for row in reports.leaderboard(store, "take-that", rules=2)] == [4, 4]
+    for rules in (1, 2):
+        assert counters(store, rules) == counted_afresh(store, rules)
     engine.dispose()
 
 

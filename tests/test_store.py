@@ -9,6 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import inspect, text
@@ -229,3 +230,82 @@ def test_urls_are_shown_without_their_password() -> None:
         == "postgresql+psycopg://u:***@host:5/db"
     )
     assert "s3cret" not in safe_url("not a url s3cret")
+
+
+def counters(store: Store, game: str = "take-that", rules: int = 1) -> dict[int, tuple[Any, ...]]:
+    """Each rating's leaderboard counters: (games, wins, score sum, forfeits)."""
+    return {
+        r.bot_version_id: (r.games, r.wins, r.score_sum, r.forfeits)
+        for r in store.ratings(game, rules)
+    }
+
+
+def counted_afresh(
+    store: Store, game: str = "take-that", rules: int = 1
+) -> dict[int, tuple[Any, ...]]:
+    """The same, aggregated in SQL from every recorded seat (as the leaderboard once did)."""
+    return {v: tuple(found.values()) for v, found in store.seat_statistics(game, rules).items()}
+
+
+def test_issue_12_leaderboard_counters_move_with_each_recorded_match(store: Store) -> None:
+    """The all-time leaderboard reads counters kept on the rating rows: they count what
+    the seats say, including a void match, a forfeit, a suspension and a version seated
+    twice, and a version's forfeit from before it had a rating."""
+    a, b = two_bots(store)
+    c = store.add_bot_version("gamma", "c" * 64, "/z", ["z"], ["*"]).id or 0
+    d = store.add_bot_version("delta", "d" * 64, "/w", ["w"], ["*"]).id or 0
+    lineups = [[a, b], [a, b, c], [a, b, c], [a, b, c, d], [a, b, c], [a, a, b]]
+    schedule = [Match(number=i, game="take-that", seed=i, lineup=x) for i, x in enumerate(lineups)]
+    tid = store.create_tournament(tournament(), schedule)
+
+    def rate(before: list[Skill]) -> list[Skill]:
+        return [Skill(s.mu + 1, s.sigma) for s in before]
+
+    def record(status: str, seats: list[tuple[Any, ...]], rated: bool) -> None:
+        match = store.matches(tid, recorded=False)[0]
+        records = [SeatRecord(i, v, *rest) for i, (v, *rest) in enumerate(seats)]
+        store.record(MatchRecord(match.id or 0, status, records), rate if rated else None)
+
+    # void, before anyone has a rating: beta's crash is a forfeit all the same
+    record("platform-error", [(a, None, None, "ok"), (b, None, None, "crash")], False)
+    assert counters(store) == {}
+    record("normal", [(a, 3, 1, "ok"), (b, 1, 3, "ok"), (c, 2, 2, "ok")], True)
+    assert counters(store) == {a: (1, 1, 3, 0), b: (1, 0, 1, 1), c: (1, 0, 2, 0)}
+    record("forfeit", [(a, 5, 1, "ok"), (b, 0, 2, "ok"), (c, -1, 3, "timeout")], True)
+
+    def skills() -> dict[int, tuple[Any, ...]]:
+        return {
+            r.bot_version_id: (r.mu, r.sigma, r.matches, r.updated_at)
+            for r in store.ratings("take-that", 1)
+        }
+
+    rated_so_far = skills()
+    # void again: no game, no rating change, but gamma's crash is a forfeit
+    seats = [(a, None, None, "ok"), (b, None, None, "ok"), (c, None, None, "crash")]
+    record("platform-error", [*seats, (d, None, None, "ok")], False)
+    # a suspended bot's skipped match (as the runner records it): unrated
+    seats = [(a, None, None, "suspended"), (b, None, None, "ok"), (c, None, None, "ok")]
+    record("forfeit", seats, False)
+    assert skills() == rated_so_far
+    assert counters(store) == {a: (2, 2, 8, 1), b: (2, 0, 1, 1), c: (2, 0, 1, 2)}
+    # alpha seated twice: both seats count
+    record("normal", [(a, 4, 1, "ok"), (a, 2, 2, "ok"), (b, 1, 3, "ok")], True)
+
+    assert counters(store) == {a: (4, 3, 14, 1), b: (3, 0, 2, 1), c: (2, 0, 1, 2)}
+    assert counters(store) == {v: n for v, n in counted_afresh(store).items() if v != d}
+    assert {v: matches for v, (_mu, _sigma, matches, _at) in skills().items()} == {a: 4, b: 3, c: 2}
+    board = reports.leaderboard(store, "take-that")
+    assert [
+        (row["bot"], row["games"], row["wins"], row["avg_score"], row["forfeits"]) for row in board
+    ] == [
+        ("alpha", 4, 3, 3.5, 1),
+        ("beta", 3, 0, 0.667, 1),
+        ("gamma", 2, 0, 0.5, 2),
+    ]  # delta, only ever in a void match, has no rating and is not on the board
+    # the tournament's own board aggregates its seats: the same numbers here
+    per_tournament = reports.leaderboard(store, "take-that", tid)
+    assert [
+        (r["bot"], r["games"], r["forfeits"]) for r in per_tournament if r["bot"] != "delta"
+    ] == [(r["bot"], r["games"], r["forfeits"]) for r in board]
+    details = reports.bot_details(store, "alpha")
+    assert details is not None and details["ratings"][0]["games"] == 4

@@ -5,13 +5,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from arena import reports
+from arena.match import MatchSpec
 from arena.store import Store
-from arena.tournament import runner
+from arena.tournament import executors, runner
 from arena.tournament.config import ConfigError, TournamentConfig
 from tests.helpers import kill_once_recorded, register_unchecked
 
@@ -76,6 +80,63 @@ def test_a_bot_that_keeps_forfeiting_is_suspended(tmp_path: Path) -> None:
     assert "ok" in statuses
     details = reports.tournament_details(store, tid)
     assert details is not None and details["forfeits"] == {"crash": 3, "suspended": 9}
+
+
+class VoidsOne:
+    """The in-process executor, but one match is lost (a void platform-error result)."""
+
+    slots = 1
+
+    def __init__(self, number: int):
+        self.inner = executors.open_executor(executors.LOCAL, 1)
+        self.number = number
+
+    def submit(self, spec: MatchSpec) -> executors.MatchFuture:
+        if spec.match_id.endswith(f"-m{self.number}"):
+            void = executors.platform_error(spec, "worker lost twice")
+            return cast(executors.MatchFuture, SimpleNamespace(result=lambda: void))
+        return self.inner.submit(spec)
+
+    def shutdown(self, now: bool = False) -> None:
+        self.inner.shutdown(now)
+
+
+def test_issue_12_leaderboard_counters_equal_the_seats_after_forfeits_and_a_void_match(
+    tmp_path: Path,
+) -> None:
+    """The all-time leaderboard reads running counters on the rating rows: after a real
+    tournament with crashes, a suspension and a void match they equal the seats counted
+    afresh in SQL, and that tournament's own board (which aggregates its seats)."""
+    store = make_store(tmp_path)
+    crasher = register_unchecked(store, "flaky")  # crashes in every match
+    tid = runner.create(
+        store, tmp_path, config(bots=("random", crasher, POLITE), rounds=4, suspend_after=3)
+    )
+    lost = VoidsOne(number=1)
+    try:
+        runner.run(store, tid, executor=lost)
+    finally:
+        lost.shutdown()
+    matches = store.matches(tid)
+    assert [m.status for m in matches].count("platform-error") == 1
+    statuses = Counter(s.status for _m, s in store.seat_rows(tournament_id=tid))
+    assert statuses["crash"] == 3 and statuses["suspended"] > 0
+
+    fresh = store.seat_statistics("take-that", 1)
+    board = store.leaderboard("take-that", 1)
+    assert {r.bot for r in board} == {"random", "flaky", "polite"}
+    for row in board:
+        assert (row.games, row.wins, row.score_sum, row.forfeits) == tuple(
+            fresh[row.bot_version_id].values()
+        )
+    by_bot = {row["bot"]: row for row in reports.leaderboard(store, "take-that")}
+    assert by_bot["flaky"]["forfeits"] == statuses["crash"] + statuses["suspended"]
+    void = next(m for m in matches if m.status == "platform-error")
+    seats = [s for m, s in store.seat_rows(tournament_id=tid) if s.score is not None]
+    for row in board:  # a game is a scored seat of a match that was not void
+        played = [s for s in seats if s.bot_version_id == row.bot_version_id]
+        assert row.games == len([s for s in played if s.match_id != void.id])
+    assert reports.leaderboard(store, "take-that") == reports.leaderboard(store, "take-that", tid)
 
 
 @pytest.mark.parametrize(

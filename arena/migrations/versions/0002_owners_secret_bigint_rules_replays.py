@@ -1,4 +1,5 @@
-"""Bot owners, the seed secret, 64-bit seeds, rules versions in the data, replays apart.
+"""Bot owners, the seed secret, 64-bit seeds, rules versions in the data, replays apart,
+leaderboard counters on the ratings.
 
 Revision ID: 0002
 Revises: 0001
@@ -14,6 +15,9 @@ Create Date: 2025-06-02
   keeps its row and value; one mixed from several versions is split, each
   version getting the rating after its last rated seat and its own match count
   (the row keeps the newest version's).
+- `rating.games`, `wins`, `score_sum`, `forfeits`: the leaderboard's running
+  counters (arena.models.Rating), counted here from the recorded seats of each
+  rating's version at its game and rules version (after any split).
 - `match.replay` moves to its own table `matchreplay`, which statistics never read.
 - An index on match (game, game_version, recorded) for the leaderboards.
 
@@ -25,6 +29,7 @@ runs `PRAGMA foreign_key_check` before committing).
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -54,7 +59,9 @@ _SQLITE_TABLES = {
     "rating": """CREATE TABLE "{name}" (
         id INTEGER NOT NULL, bot_version_id INTEGER NOT NULL, game VARCHAR NOT NULL,
         game_version INTEGER NOT NULL, mu FLOAT NOT NULL, sigma FLOAT NOT NULL,
-        matches INTEGER NOT NULL, updated_at DATETIME NOT NULL, PRIMARY KEY (id),
+        matches INTEGER NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL,
+        score_sum FLOAT NOT NULL, forfeits INTEGER NOT NULL, updated_at DATETIME NOT NULL,
+        PRIMARY KEY (id),
         CONSTRAINT uq_rating_version_game_rules UNIQUE (bot_version_id, game, game_version),
         FOREIGN KEY(bot_version_id) REFERENCES botversion (id))""",
 }
@@ -62,6 +69,13 @@ _INDEXES = {
     "tournament": [("ix_tournament_game", ["game"])],
     "match": [("ix_match_tournament_id", ["tournament_id"]), ("ix_match_recorded", ["recorded"])],
     "rating": [("ix_rating_game", ["game"]), ("ix_rating_bot_version_id", ["bot_version_id"])],
+}
+#: The leaderboard's counters on `rating`, each with its type.
+_COUNTERS: dict[str, sa.types.TypeEngine[Any]] = {
+    "games": sa.Integer(),
+    "wins": sa.Integer(),
+    "score_sum": sa.Float(),
+    "forfeits": sa.Integer(),
 }
 
 
@@ -95,7 +109,10 @@ def upgrade() -> None:
         " SELECT id, replay FROM match WHERE replay IS NOT NULL"
     )
     op.add_column("rating", sa.Column("game_version", sa.Integer(), nullable=True))
+    for name, type_ in _COUNTERS.items():
+        op.add_column("rating", sa.Column(name, type_, nullable=True))
     extra = _split_ratings(bind)
+    _count(bind, extra)
     if bind.dialect.name == "sqlite":
         for table in ("tournament", "match", "rating"):
             _rebuild_sqlite(bind, table)
@@ -105,6 +122,8 @@ def upgrade() -> None:
         op.alter_column("match", "game_version", nullable=False, existing_type=sa.Integer())
         op.drop_column("match", "replay")
         op.alter_column("rating", "game_version", nullable=False, existing_type=sa.Integer())
+        for name, type_ in _COUNTERS.items():
+            op.alter_column("rating", name, nullable=False, existing_type=type_)
         for unique in sa.inspect(bind).get_unique_constraints("rating"):
             if sorted(unique["column_names"]) == ["bot_version_id", "game"] and unique["name"]:
                 op.drop_constraint(unique["name"], "rating", type_="unique")
@@ -116,7 +135,8 @@ def upgrade() -> None:
         bind.execute(
             sa.text(
                 "INSERT INTO rating (bot_version_id, game, game_version, mu, sigma, matches,"
-                " updated_at) VALUES (:version, :game, :rules, :mu, :sigma, :matches, :updated)"
+                " games, wins, score_sum, forfeits, updated_at) VALUES (:version, :game, :rules,"
+                " :mu, :sigma, :matches, :games, :wins, :score_sum, :forfeits, :updated)"
             ),
             extra,
         )
@@ -197,6 +217,50 @@ def _split_ratings(bind: sa.Connection) -> list[dict[str, object]]:
                     }
                 )
     return extra
+
+
+def _count(bind: sa.Connection, extra: list[dict[str, object]]) -> None:
+    """Fill the counters of every rating (and of the `extra` rows still to be inserted)
+    from the recorded seats, as arena.store counts them: a seat is a game unless its
+    match was void or it has no score, a game ranked 1 a win, every seat not ok a forfeit.
+    """
+    counted = "COALESCE(m.status, '') <> 'platform-error' AND s.score IS NOT NULL"
+    rows = bind.execute(
+        sa.text(
+            "SELECT s.bot_version_id, m.game, m.game_version,"
+            f" SUM(CASE WHEN {counted} THEN 1 ELSE 0 END),"
+            f" SUM(CASE WHEN {counted} AND s.rank = 1 THEN 1 ELSE 0 END),"
+            f" SUM(CASE WHEN {counted} THEN s.score ELSE 0.0 END),"
+            " SUM(CASE WHEN s.status <> 'ok' THEN 1 ELSE 0 END)"
+            " FROM matchseat s JOIN match m ON m.id = s.match_id WHERE m.recorded"
+            " GROUP BY s.bot_version_id, m.game, m.game_version"
+        )
+    ).all()
+    totals = {
+        (version, game, rules): {
+            "games": int(games or 0),
+            "wins": int(wins or 0),
+            "score_sum": float(score or 0.0),
+            "forfeits": int(lost or 0),
+        }
+        for version, game, rules, games, wins, score, lost in rows
+    }
+    zero = {"games": 0, "wins": 0, "score_sum": 0.0, "forfeits": 0}
+    ratings = bind.execute(sa.text("SELECT id, bot_version_id, game, game_version FROM rating"))
+    updates = [
+        {"id": rating_id, **totals.get((version, game, rules), zero)}
+        for rating_id, version, game, rules in ratings
+    ]
+    if updates:
+        bind.execute(
+            sa.text(
+                "UPDATE rating SET games = :games, wins = :wins, score_sum = :score_sum,"
+                " forfeits = :forfeits WHERE id = :id"
+            ),
+            updates,
+        )
+    for row in extra:
+        row.update(totals.get((row["version"], row["game"], row["rules"]), zero))
 
 
 def _rebuild_sqlite(bind: sa.Connection, table: str) -> None:
