@@ -6,6 +6,7 @@ import logging
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -55,19 +56,32 @@ def setup(
     logging.getLogger().handlers = [_relay(handler)]
 
 
-_RELAY: list[logging.Handler] = []
+_RELAY: list[_Relay] = []
+
+
+class _Relay(multiprocessing_logging.MultiProcessingHandler):  # type: ignore[misc]
+    """The library's relay, closed without waiting out its thread's 0.2 s poll at exit."""
+
+    def close(self) -> None:
+        """Let the thread emit what is queued, then stop; it is a daemon and needs no join."""
+        deadline = time.monotonic() + 2.0
+        while self.queue.qsize() and time.monotonic() < deadline:
+            time.sleep(0.002)  # records of workers still being written out
+        self._is_closed = True
+        self._receive_thread.join(0.02)  # the last record may be mid-write
+        self.sub_handler.close()
+        logging.Handler.close(self)
 
 
 def _relay(handler: logging.Handler) -> logging.Handler:
     """The one relay of this process (a command run twice in a process, as in tests, reuses it)."""
     if not _RELAY:
-        relay = multiprocessing_logging.MultiProcessingHandler("arena-log-relay", handler)
+        _RELAY.append(_Relay("arena-log-relay", handler))
         # Records still unsent when arena exits are dropped rather than waited for: a
         # closed stderr (`arena -vv ... 2>&1 | head`) must not hang the exit.
-        relay.queue.cancel_join_thread()
-        _RELAY.append(relay)
+        _RELAY[0].queue.cancel_join_thread()
     relay = _RELAY[0]
-    relay.sub_handler = handler  # type: ignore[attr-defined]
+    relay.sub_handler = handler
     relay.setFormatter(handler.formatter)
     return relay
 
