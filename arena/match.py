@@ -132,17 +132,31 @@ class MatchResult:
     seconds: float = 0.0
 
 
-def final_ranks(outcome: Outcome, forfeited: list[bool], higher_is_better: bool) -> list[int]:
+def final_ranks(
+    outcome: Outcome, forfeited: list[bool], higher_is_better: bool, *, seat_counted: bool = False
+) -> list[int]:
     """Ranks after forfeits: a forfeited seat (its whole team in team games) ranks last.
+
+    A rank is 1 + the number of rivals ahead; in team games the rivals are the teams
+    (ABAB with A ahead: 1, 2, 1, 2). `seat_counted` counts seats instead (1, 3, 1, 3),
+    the numbering of team matches recorded by earlier arenas, which `arena replay
+    verify` still accepts; the order, and so the rating, is the same.
 
     >>> final_ranks(Outcome((5, 3, 1), (1, 2, 3)), [True, False, False], True)
     [3, 1, 2]
+    >>> abab = Outcome((4, 9, 4, 9), (2, 1, 2, 1), teams=(0, 1, 0, 1))
+    >>> final_ranks(abab, [False, True, False, False], True)
+    [1, 2, 1, 2]
     """
     players = len(outcome.scores)
     lost = list(forfeited)
+    rivals = list(range(players))
     if outcome.teams is not None:
-        bad_teams = {outcome.teams[s] for s in range(players) if forfeited[s]}
-        lost = [outcome.teams[s] in bad_teams for s in range(players)]
+        teams = outcome.teams
+        bad_teams = {teams[s] for s in range(players) if forfeited[s]}
+        lost = [teams[s] in bad_teams for s in range(players)]
+        if not seat_counted:  # one rival per team: its first seat (mates share score and fate)
+            rivals = [s for s in range(players) if teams[s] not in teams[:s]]
     sign = 1 if higher_is_better else -1
 
     def beats(a: int, b: int) -> bool:
@@ -150,7 +164,7 @@ def final_ranks(outcome: Outcome, forfeited: list[bool], higher_is_better: bool)
             return lost[b]
         return sign * outcome.scores[a] > sign * outcome.scores[b]
 
-    return [1 + sum(beats(o, s) for o in range(players)) for s in range(players)]
+    return [1 + sum(beats(o, s) for o in rivals) for s in range(players)]
 
 
 class _Seat:

@@ -212,7 +212,12 @@ def verify(replay: dict[str, Any]) -> Outcome:
         )
     forfeited = [status != "ok" for status in recorded["status"]]
     ranks = final_ranks(outcome, forfeited, game.spec.higher_score_wins)
-    if ranks != list(recorded["ranks"]):
+    accepted = [ranks]
+    if outcome.teams is not None:  # team matches recorded before teams were ranked as teams
+        accepted.append(
+            final_ranks(outcome, forfeited, game.spec.higher_score_wins, seat_counted=True)
+        )
+    if list(recorded["ranks"]) not in accepted:
         raise ReplayError(f"ranks {ranks} differ from recorded {recorded['ranks']}")
     return outcome
 

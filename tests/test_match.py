@@ -138,8 +138,22 @@ def test_forfeited_seat_ranks_last_even_with_a_better_score() -> None:
     outcome = Outcome(scores=(10, 3, 3), ranks=(1, 2, 2))
     assert final_ranks(outcome, [True, False, False], True) == [3, 1, 1]
     assert final_ranks(outcome, [False, False, False], True) == [1, 2, 2]
-    teams = Outcome(scores=(4, 9, 4, 9), ranks=(3, 1, 3, 1), teams=(0, 1, 0, 1))
-    assert final_ranks(teams, [False, True, False, False], True) == [1, 3, 1, 3]
+    teams = Outcome(scores=(4, 9, 4, 9), ranks=(2, 1, 2, 1), teams=(0, 1, 0, 1))
+    assert final_ranks(teams, [False, True, False, False], True) == [1, 2, 1, 2]
+
+
+def test_team_games_rank_teams_also_after_forfeits() -> None:
+    """Ranks count teams (ABCAB: 1 + teams ahead), a forfeited seat's whole team last."""
+    abcab = Outcome(scores=(4, 2, 3, 4, 2), ranks=(1, 3, 2, 1, 3), teams=(0, 1, 2, 0, 1))
+    assert final_ranks(abcab, [False] * 5, True) == [1, 3, 2, 1, 3]
+    assert final_ranks(abcab, [False, False, False, True, False], True) == [3, 2, 1, 3, 2]
+    assert final_ranks(abcab, [False, False, True, False, False], True) == [1, 2, 3, 1, 2]
+    both = [True, False, True, False, False]  # A and C forfeited: behind B, by score
+    assert final_ranks(abcab, both, True) == [2, 1, 3, 2, 1]
+    # The numbering of earlier arenas (seats counted), kept for verifying old replays.
+    assert final_ranks(abcab, [False] * 5, True, seat_counted=True) == [1, 4, 3, 1, 4]
+    abab = Outcome(scores=(4, 9, 4, 9), ranks=(2, 1, 2, 1), teams=(0, 1, 0, 1))
+    assert final_ranks(abab, [False] * 4, True, seat_counted=True) == [3, 1, 3, 1]
 
 
 def test_broken_referee_is_a_platform_error_not_a_forfeit(

@@ -99,3 +99,23 @@ def test_rating_is_deterministic_and_pure() -> None:
     assert rate("leylo", before, [2, 1, 3]) == first
     assert before == [Skill(27.0, 5.0), NEW, Skill(22.0, 3.0)]  # inputs untouched
     assert rounded(first) != rounded(rate(GAME, before, [2, 1, 3]))  # per-game environment
+
+
+@pytest.mark.parametrize(
+    ("seat_counted", "team_numbered", "teams"),
+    [
+        ([1, 3, 1, 3], [1, 2, 1, 2], [0, 1, 0, 1]),
+        ([3, 1, 3, 1], [2, 1, 2, 1], [0, 1, 0, 1]),
+        ([1, 4, 3, 1, 4], [1, 3, 2, 1, 3], [0, 1, 2, 0, 1]),
+        ([1, 3, 3, 1, 3], [1, 2, 2, 1, 2], [0, 1, 2, 0, 1]),
+        ([1, 4, 1, 4, 1, 4], [1, 2, 1, 2, 1, 2], [0, 1, 0, 1, 0, 1]),
+    ],
+)
+def test_team_ranks_by_team_or_by_seat_rate_identically(
+    seat_counted: list[int], team_numbered: list[int], teams: list[int]
+) -> None:
+    """Krumme10 numbers teams (1, 2, 1, 2) where it counted seats (1, 3, 1, 3): same rating."""
+    skills = [Skill(20 + 3 * i, 8 - i / 2) for i in range(len(teams))]
+    assert rate("krumme10", skills, seat_counted, teams) == rate(
+        "krumme10", skills, team_numbered, teams
+    )

@@ -214,7 +214,9 @@ class Outcome:
     """The result of a finished game.
 
     `ranks` are 1-based with shared ranks for equal results ("1224" ranking);
-    `teams` gives each seat's team number when the game was played in teams.
+    `teams` gives each seat's team number when the game was played in teams. In a
+    team game the teams are ranked, not the seats: every member gets its team's
+    rank, 1 + the number of teams ahead (ABAB with A ahead: 1, 2, 1, 2).
     """
 
     scores: tuple[float, ...]
@@ -222,16 +224,30 @@ class Outcome:
     teams: tuple[int, ...] | None = None
 
 
-def ranks_from_scores(scores: Sequence[float], higher_is_better: bool = True) -> tuple[int, ...]:
-    """Standard competition ranks, ties shared.
+def ranks_from_scores(
+    scores: Sequence[float],
+    higher_is_better: bool = True,
+    teams: Sequence[int] | None = None,
+) -> tuple[int, ...]:
+    """Standard competition ranks, ties shared; with `teams`, ranks of the teams.
+
+    A seat's rank is 1 + the number of seats (with `teams`: of teams) whose score
+    is better. Team mates have the team's score, so they share its rank.
 
     >>> ranks_from_scores([3, 7, 3, 1])
     (2, 1, 2, 4)
     >>> ranks_from_scores([3, 7, 3, 1], higher_is_better=False)
     (2, 4, 2, 1)
+    >>> ranks_from_scores([4, 2, 3, 4, 2], teams=[0, 1, 2, 0, 1])
+    (1, 3, 2, 1, 3)
     """
     sign = 1 if higher_is_better else -1
-    return tuple(1 + sum(1 for other in scores if sign * other > sign * mine) for mine in scores)
+    if teams is None:
+        rivals = list(scores)
+    else:  # one score per team: the first member's (members share it)
+        first = {team: seat for seat, team in reversed(list(enumerate(teams)))}
+        rivals = [scores[seat] for seat in first.values()]
+    return tuple(1 + sum(1 for other in rivals if sign * other > sign * mine) for mine in scores)
 
 
 @dataclass
@@ -319,7 +335,8 @@ class Game(ABC):
             raise GameError("the game is not over")
         scores = tuple(self._scores())
         teams = self._teams()
-        return Outcome(scores, ranks_from_scores(scores, self.spec.higher_score_wins), teams)
+        ranks = ranks_from_scores(scores, self.spec.higher_score_wins, teams)
+        return Outcome(scores, ranks, teams)
 
     def describe(self, seat: int, decision: Decision) -> str:
         """A short human line for a decision, used by `arena replay show`."""

@@ -14,6 +14,8 @@ listed in an order computed from visible sides only.
 
 Version history:
     1: first version (rulings K1-K8, R1-R12; variants pink4, teams, long, showdown).
+       Later, without a version change (no rule of play, score or order changed):
+       with `teams` the ranks count teams (1, 2, 1, 2), no longer seats (1, 3, 1, 3).
 """
 
 from __future__ import annotations

@@ -17,7 +17,10 @@ import orjson
 import pytest
 from jsonschema import Draft202012Validator
 
+from arena import match as match_module
 from arena import rating
+from arena import replay as replays
+from arena.errors import ReplayError
 from arena.games import IllegalDecision, VariantError, load_game
 from arena.games.krumme10 import (
     DECK_SIZE,
@@ -335,10 +338,26 @@ def test_team_scoring_with_5_players_abcab() -> None:
     outcome = game.outcome()
     assert outcome.teams == (0, 1, 2, 0, 1)
     assert outcome.scores == (4.0, 2.0, 3.0, 4.0, 2.0)  # A (8 + 0) / 2, B 4 / 2, C 3 / 1
-    assert outcome.ranks == (1, 4, 3, 1, 4)  # competition ranks per seat; mates share theirs
+    assert outcome.ranks == (1, 3, 2, 1, 3)  # K7: ranks number the teams A, C, B
     obs = game.observe(2)
     assert obs["teams"] == [0, 1, 2, 0, 1] and obs["team_scores"] == [4.0, 2.0, 3.0]
     assert obs["scores"] == [8, 4, 3, 0, 0]
+
+
+def test_teams_rank_teams_abab_and_ties() -> None:
+    """K7: ABAB with A ahead ranks 1, 2, 1, 2 (not 1, 3, 1, 3); tied teams share rank 1."""
+    game = new_game(4, teams=True)
+    game.points = [cards("5/4"), cards("2/1"), cards("3/2"), []]
+    game.phase = "over"
+    assert game.outcome().ranks == (1, 2, 1, 2)
+    game.points = [cards("1/0"), cards("5/4"), [], []]
+    assert game.outcome().ranks == (2, 1, 2, 1)
+    game.points = [cards("2/1"), cards("2/1"), [], []]
+    assert game.outcome().ranks == (1, 1, 1, 1)
+    six = new_game(6, teams=True)
+    six.points = [[], cards("1/0"), [], [], [], []]
+    six.phase = "over"
+    assert six.outcome().ranks == (2, 1, 2, 1, 2, 1)
 
 
 def test_the_culprits_whole_team_does_not_score_on_an_overrun() -> None:
@@ -604,3 +623,43 @@ def test_a_team_match_is_rated_as_teams() -> None:
     after = rating.rate("krumme10", [rating.Skill.initial()] * 4, ranks, result.teams)
     assert after[0] == after[2] and after[1] == after[3]
     assert (after[0].mu > after[1].mu) == (ranks[0] < ranks[1])
+
+
+def test_a_team_match_ranks_teams_in_result_replay_and_end_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """K7: ABCAB numbered by team (1, 2, 3) everywhere, old seat-counted replays verify."""
+    sent: list[list[int]] = []
+    real_end = match_module.protocol.end_message
+
+    def recording_end(*args: Any) -> dict[str, Any]:
+        sent.append(list(args[3]))
+        return real_end(*args)
+
+    monkeypatch.setattr(match_module.protocol, "end_message", recording_end)
+    polite = bot_ref_for("polite")
+    seats = tuple(dataclasses.replace(polite, name=f"polite-{i}") for i in range(5))
+    variant = {"teams": True}
+    result = run_match(MatchSpec("teams5", "krumme10", seed=3, seats=seats, variant=variant))
+    assert result.status is MatchStatus.NORMAL and result.teams == [0, 1, 2, 0, 1]
+    ranks = [s.rank for s in result.seats]
+    assert ranks[0] == ranks[3] and ranks[1] == ranks[4]
+    team_ranks = [ranks[0], ranks[1], ranks[2]]
+    scores = [result.seats[s].score for s in (0, 1, 2)]
+    assert team_ranks == [1 + sum(o > mine for o in scores) for mine in scores]
+    assert max(ranks) <= 3  # teams are numbered, not seats
+    assert sent == [ranks] * 5  # every seat's `end` message
+    assert result.replay is not None and result.replay["outcome"]["ranks"] == ranks
+    replays.verify(result.replay)
+    # A replay recorded by an earlier arena counted seats: it still verifies.
+    old = copy.deepcopy(result.replay)
+    old["outcome"]["ranks"] = [1 + sum(o > mine for o in result.replay["outcome"]["scores"])
+                               for mine in result.replay["outcome"]["scores"]]  # fmt: skip
+    assert old["outcome"]["ranks"] != ranks or len(set(scores)) == 1
+    replays.verify(old)
+    # Any other numbering is still refused, even one that keeps the order.
+    for wrong in ([r * 2 for r in ranks], [6 - r for r in ranks]):
+        tampered = copy.deepcopy(result.replay)
+        tampered["outcome"]["ranks"] = wrong
+        with pytest.raises(ReplayError, match="ranks"):
+            replays.verify(tampered)
