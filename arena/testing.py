@@ -2,12 +2,15 @@
 
 It lives inside the package (not under tests/) so that an outside game author
 can run the same checks on a new game: ``check_game(MyGame, players=3, seeds=range(50))``.
+Golden transcripts (`record_golden`, `check_golden`) pin one seeded match step by step,
+so that a referee made faster provably plays exactly the same rules.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,3 +130,109 @@ def check_game(
         else:
             raise AssertionError("an invented decision was accepted")
     return longest
+
+
+# ----- golden transcripts ------------------------------------------------------------
+#: A golden transcript: one seeded match pinned step by step (tests/golden/, written by
+#: scripts/make_golden.py). Observations and legal lists are kept as short digests so
+#: that the files stay small; decisions, chance outcomes and the outcome are kept whole.
+GOLDEN_FORMAT = "arena-golden"
+GOLDEN_VERSION = 1
+
+#: A seat's policy for recording: (observation, legal list) -> one of the legal decisions.
+Policy = Callable[[dict[str, Any], list[Decision]], Decision]
+
+
+def digest(value: Any) -> str:
+    """A short fingerprint of a JSON value (sorted keys): 12 hex digits of its SHA-256."""
+    return hashlib.sha256(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)).hexdigest()[:12]
+
+
+def _views(game: Game) -> str:
+    """One digest of every seat's observation, in seat order."""
+    return digest([game.observe(seat) for seat in range(game.players)])
+
+
+def _outcome_json(outcome: Outcome) -> dict[str, Any]:
+    teams = list(outcome.teams) if outcome.teams is not None else None
+    return {"scores": list(outcome.scores), "ranks": list(outcome.ranks), "teams": teams}
+
+
+def record_golden(
+    game: Game, seed: int, policies: Sequence[Policy], bots: Sequence[str]
+) -> dict[str, Any]:
+    """Play `game` (made with ``new(players, seed, variant)``) to its end and pin every step.
+
+    A step is ``[views, [[seat, legal, decision], ...]]``: the digest of every seat's
+    observation before the step, then each seat asked (in `to_move` order) with the
+    digest of its legal list and the decision its policy chose.
+    """
+    steps: list[list[Any]] = []
+    while not game.is_over():
+        views = _views(game)
+        moves: list[list[Any]] = []
+        choices: dict[int, Decision] = {}
+        for seat in game.to_move():
+            legal = game.legal(seat)
+            decision = policies[seat](game.observe(seat), legal)
+            assert decision in legal, f"policy of seat {seat} chose {decision!r}, not offered"
+            choices[seat] = decision
+            moves.append([seat, digest(legal), decision])
+        game.apply_joint(choices)
+        steps.append([views, moves])
+    return {
+        "format": GOLDEN_FORMAT,
+        "version": GOLDEN_VERSION,
+        "game": game.spec.id,
+        "game_version": game.spec.version,
+        "players": game.players,
+        "variant": dict(game.variant),
+        "seed": seed,
+        "bots": list(bots),
+        "chance": list(game.chance.log),
+        "steps": steps,
+        "final": _views(game),
+        "outcome": _outcome_json(game.outcome()),
+    }
+
+
+def check_golden(game_cls: type[Game], golden: Mapping[str, Any]) -> None:
+    """Replay a golden transcript through the referee; AssertionError at the first difference.
+
+    The game is rebuilt from the recorded seed (so the seed must still give the
+    recorded chance outcomes) and, a second time, from the recorded chance outcomes
+    alone; at every step the observations of all seats, the seats asked, their legal
+    lists and finally the outcome must be exactly the recorded ones.
+    """
+    name = f"{golden['game']} {golden['players']}p {golden['variant']}"
+    assert golden["format"] == GOLDEN_FORMAT and golden["version"] == GOLDEN_VERSION
+    assert golden["game_version"] == game_cls.spec.version, (
+        f"{name}: recorded under rules version {golden['game_version']}, the referee has "
+        f"version {game_cls.spec.version}: regenerate with scripts/make_golden.py"
+    )
+    hint = (
+        "the referee no longer plays this transcript; if the rules changed on purpose, "
+        "bump the game's version and regenerate with scripts/make_golden.py"
+    )
+    players, variant = golden["players"], golden["variant"]
+    game = game_cls.new(players, golden["seed"], variant)
+    for index, (views, moves) in enumerate(golden["steps"]):
+        where = f"{name}, step {index}"
+        assert not game.is_over(), f"{where}: the game is over early; {hint}"
+        assert _views(game) == views, f"{where}: an observation differs; {hint}"
+        asked = [move[0] for move in moves]
+        assert game.to_move() == asked, f"{where}: asks {game.to_move()}, not {asked}; {hint}"
+        for seat, legal, _decision in moves:
+            assert digest(game.legal(seat)) == legal, (
+                f"{where}: the legal list of seat {seat} differs; {hint}"
+            )
+        game.apply_joint({seat: decision for seat, _legal, decision in moves})
+    assert game.is_over(), f"{name}: the game is not over after the last step; {hint}"
+    assert _views(game) == golden["final"], f"{name}: a final observation differs; {hint}"
+    assert game.chance.log == golden["chance"], f"{name}: the seed deals otherwise; {hint}"
+    assert _outcome_json(game.outcome()) == golden["outcome"], f"{name}: outcome; {hint}"
+    decisions = [(seat, d) for _step_views, moves in golden["steps"] for seat, _l, d in moves]
+    rebuilt = replay_decisions(game_cls, players, variant, golden["chance"], decisions)
+    assert rebuilt.is_over() and rebuilt.outcome() == game.outcome(), (
+        f"{name}: replayed from the chance outcomes alone, the game ends otherwise; {hint}"
+    )
