@@ -9,6 +9,7 @@ so that a referee made faster provably plays exactly the same rules.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -235,4 +236,161 @@ def check_golden(game_cls: type[Game], golden: Mapping[str, Any]) -> None:
     rebuilt = replay_decisions(game_cls, players, variant, golden["chance"], decisions)
     assert rebuilt.is_over() and rebuilt.outcome() == game.outcome(), (
         f"{name}: replayed from the chance outcomes alone, the game ends otherwise; {hint}"
+    )
+
+
+# ----- search support: clone, playout, determinize ------------------------------------
+def _all_views(game: Game) -> list[bytes]:
+    return [
+        orjson.dumps(game.observe(seat), option=orjson.OPT_SORT_KEYS)
+        for seat in range(game.players)
+    ]
+
+
+def _positions(game: Game, rng: random.Random, stops: int) -> Iterable[Game]:
+    """Yield `game` at `stops` points of one random playthrough (the start among them)."""
+    total = game.clone().playout(random.Random(rng.random()))
+    marks = sorted({0, *(rng.randrange(total) for _ in range(stops - 1))}) if total else [0]
+    made = 0
+    for mark in marks:
+        made += game.playout(rng, mark - made) if mark > made else 0
+        if game.is_over():
+            return
+        yield game
+
+
+def check_clone(
+    game_cls: type[Game],
+    players: int,
+    seeds: Iterable[int],
+    variant: Mapping[str, Any] | None = None,
+) -> None:
+    """`clone()` is exact and independent; `playout` makes the same choices as the plain loop.
+
+    At several points of random games: a clone shows every seat the same observation
+    and legal lists; playing the clone to the end leaves the original untouched; the
+    original and an exact clone played on with equal generators end identically; and
+    a game's own `playout` ends exactly where the plain ``rng.choice(legal)`` loop does.
+    """
+    for seed in seeds:
+        rng = random.Random(seed)
+        game = game_cls.new(players, seed, variant)
+        for position in _positions(game, rng, stops=4):
+            before = _all_views(position)
+            twin = position.clone()
+            assert _all_views(twin) == before, f"seed {seed}: a clone sees otherwise"
+            for seat in range(players):
+                assert twin.legal(seat) == position.legal(seat), f"seed {seed}: legal differs"
+            twin.playout(random.Random(seed + 1))
+            assert twin.is_over()
+            assert _all_views(position) == before, f"seed {seed}: playing a clone changed it"
+            plain, fast = position.clone(), position.clone()
+            plain_rng, fast_rng = random.Random(seed + 2), random.Random(seed + 2)
+            while not plain.is_over():
+                seats = plain.to_move()
+                plain.apply_joint({s: plain_rng.choice(plain.legal(s)) for s in seats})
+            fast.playout(fast_rng)
+            assert fast.is_over(), f"seed {seed}: playout stopped before the end"
+            assert _all_views(fast) == _all_views(plain), f"seed {seed}: playout chose otherwise"
+            assert fast.outcome() == plain.outcome(), f"seed {seed}: playout ends otherwise"
+            assert fast.history == plain.history, f"seed {seed}: playout history differs"
+            searched = position.clone(seed=seed)  # a simulation: plays on, keeps no log
+            searched.playout(random.Random(seed + 3))
+            assert searched.is_over() and searched.chance.log == []
+            assert _all_views(position) == before
+
+
+def _needed_samples(room: int, pool: int) -> int:
+    """Samples after which a card that fits `room` of `pool` unseen slots was missed with
+    probability below 1e-6 (if cards were placed uniformly)."""
+    share = min(1.0, room / max(pool, 1))
+    if share >= 1.0:
+        return 1
+    return math.ceil(math.log(1e-6) / math.log(1.0 - share))
+
+
+def check_determinize(
+    game_cls: type[Game],
+    players: int,
+    seeds: Iterable[int],
+    variant: Mapping[str, Any] | None = None,
+    max_samples: int = 3000,
+) -> None:
+    """`determinize` builds, from one seat's observation alone, states that seat cannot tell
+    from the true one, covering every hidden place each unseen card could be in.
+
+    At several points of random games, for every seat:
+    - the sampler gets the observation as bytes decoded anew (it cannot reach the
+      true state: it is a classmethod given JSON);
+    - every sample shows that seat the same observation and the same legal list, has
+      the same hidden places holding as many cards, with the same unseen cards in all,
+      never a card in a place `ruled_out` names, and can be played to the end;
+    - over enough samples every unseen card turns up in every place it is not ruled
+      out of (the number of samples makes a miss below 1e-6 for a uniform sampler).
+    """
+    resolved = game_cls.spec.resolve_variant(variant)
+    for seed in seeds:
+        rng = random.Random(seed)
+        game = game_cls.new(players, seed, variant)
+        for position in _positions(game, rng, stops=3):
+            for seat in range(players):
+                _check_samples(game_cls, position, seat, resolved, rng, max_samples, seed)
+
+
+def _multiset(values: Iterable[Any]) -> list[bytes]:
+    return sorted(orjson.dumps(v, option=orjson.OPT_SORT_KEYS) for v in values)
+
+
+def _check_samples(
+    game_cls: type[Game],
+    truth: Game,
+    seat: int,
+    variant: dict[str, Any],
+    rng: random.Random,
+    max_samples: int,
+    seed: int,
+) -> None:
+    where = f"{game_cls.spec.id} {truth.players}p seed {seed} seat {seat}"
+    encoded = orjson.dumps(truth.observe(seat), option=orjson.OPT_SORT_KEYS)
+    legal = truth.legal(seat)
+    hidden = truth.hidden(seat)
+    ruled = {place: set(_multiset(cards)) for place, cards in truth.ruled_out(seat).items()}
+    pool = _multiset(card for cards in hidden.values() for card in cards)
+    # Which (place, card) pairs must turn up, and how many samples make that near certain.
+    wanted: set[tuple[str, bytes]] = set()
+    samples = 1
+    for place, cards in hidden.items():
+        if not cards:
+            continue
+        fits = {c for c in set(pool) if c not in ruled.get(place, set())}
+        wanted |= {(place, c) for c in fits}
+        free = sum(1 for c in pool if c in fits)
+        samples = max(samples, _needed_samples(len(cards), free))
+    samples = min(samples, max_samples)
+    seen: set[tuple[str, bytes]] = set()
+    for index in range(samples):
+        sample = game_cls.determinize(orjson.loads(encoded), seat, truth.players, variant, rng)
+        view = orjson.dumps(sample.observe(seat), option=orjson.OPT_SORT_KEYS)
+        assert view == encoded, f"{where}: a sample shows the seat another observation"
+        assert sample.to_move() == truth.to_move(), f"{where}: a sample asks other seats"
+        assert sample.legal(seat) == legal, f"{where}: a sample offers other decisions"
+        places = sample.hidden(seat)
+        assert {p: len(c) for p, c in places.items()} == {p: len(c) for p, c in hidden.items()}, (
+            f"{where}: a sample's hidden places differ in size"
+        )
+        assert _multiset(c for cards in places.values() for c in cards) == pool, (
+            f"{where}: a sample hides other cards than the seat cannot see"
+        )
+        for place, cards in places.items():
+            for card in _multiset(cards):
+                assert card not in ruled.get(place, set()), (
+                    f"{where}: a sample puts {card.decode()} in {place}, which it is ruled out of"
+                )
+                seen.add((place, card))
+        if index < 3:
+            sample.playout(random.Random(index))
+            assert sample.is_over(), f"{where}: a sample could not be played to the end"
+    missing = wanted - seen
+    assert not missing, f"{where}: after {samples} samples, never " + ", ".join(
+        f"{c.decode()} in {p}" for p, c in sorted(missing)[:5]
     )

@@ -69,11 +69,37 @@ class Chance:
         self._next = 0
         #: Every outcome drawn so far, as ``{"chance": label, "outcome": value}``.
         self.log: list[dict[str, Any]] = []
+        #: A simulation (search) draws without recording or copying: nobody replays it.
+        self.simulated = False
 
     @classmethod
     def replaying(cls, script: Sequence[Mapping[str, Any]]) -> Chance:
         """A Chance that returns the outcomes of a recorded log, in order."""
         return cls(script=script)
+
+    @classmethod
+    def simulation(cls, seed: int) -> Chance:
+        """A Chance for search: seeded like a match, but it keeps no log and copies nothing.
+
+        `make` must return a fresh value (every game's does), so skipping the JSON
+        copy is safe; a simulation is never replayed, so it needs no log.
+        """
+        chance = cls(seed=seed)
+        chance.simulated = True
+        return chance
+
+    def clone(self) -> Chance:
+        """An independent copy that will draw the same outcomes as this one from now on."""
+        twin = Chance.__new__(Chance)
+        twin._rng = None
+        if self._rng is not None:
+            twin._rng = random.Random()
+            twin._rng.setstate(self._rng.getstate())
+        twin._script = self._script  # never mutated: shared
+        twin._next = self._next
+        twin.log = list(self.log)  # entries are never mutated: shared
+        twin.simulated = self.simulated
+        return twin
 
     def draw(self, label: str, make: Callable[[random.Random], T]) -> T:
         """Return a random outcome named `label`, made by `make(rng)` when recording.
@@ -81,6 +107,9 @@ class Chance:
         The outcome must be JSON (lists, dicts, numbers, strings). The referee
         receives its own copy, so it may mutate it freely.
         """
+        if self.simulated:
+            assert self._rng is not None
+            return make(self._rng)
         if self._rng is not None:
             outcome = _json_copy(make(self._rng))
         else:
@@ -287,6 +316,95 @@ class Game(ABC):
         """A match whose chance outcomes are replayed from a recorded log."""
         return cls(players=players, variant=dict(variant or {}), chance=Chance.replaying(script))
 
+    @classmethod
+    def blank(cls, players: int, variant: Mapping[str, Any] | None, seed: int) -> Game:
+        """A state with no position yet (``_setup`` not run), for `_determinize` to fill in.
+
+        Its chance is a simulation seeded by `seed`: a determinized state is searched,
+        never recorded.
+        """
+        cls.spec.check_players(players)
+        state = cls.__new__(cls)
+        state.players = players
+        state.variant = cls.spec.resolve_variant(variant)
+        state.chance = Chance.simulation(seed)
+        state.history = []
+        return state
+
+    # ----- search support: clone, determinize, hidden places ------------
+    def clone(self, seed: int | None = None) -> Game:
+        """A cheap, independent copy of this state (no deepcopy, no JSON round trip).
+
+        Without `seed` the copy is exact: its future chance draws are the ones this
+        state would make. With `seed` the copy's future chance comes from a fresh
+        simulation generator (no log kept): what a search wants from a playout.
+        """
+        twin = self.__class__.__new__(self.__class__)
+        twin.__dict__.update(self.__dict__)  # immutable values are shared ...
+        twin.chance = self.chance.clone() if seed is None else Chance.simulation(seed)
+        twin.history = list(self.history)
+        self._copy_state(twin)  # ... and the game copies its mutable ones
+        return twin
+
+    def playout(self, rng: random.Random, limit: int | None = None) -> int:
+        """Play on with random decisions until the game ends (or `limit` decisions); return
+        how many were made.
+
+        Every seat asked picks ``rng.choice(self.legal(seat))``, seats in `to_move`
+        order: exactly the loop a caller would write, without checking its own picks
+        again. A game may override `_playout` with a faster loop that must make the
+        very same choices from the same `rng` (the conformance kit checks it).
+        """
+        return self._playout(rng, self.spec.max_decisions if limit is None else limit)
+
+    def _playout(self, rng: random.Random, limit: int) -> int:
+        made = 0
+        while made < limit and not self._is_over():
+            choices = {seat: rng.choice(self._legal(seat)) for seat in self._to_move()}
+            self._apply_joint(choices)
+            self.history.extend(choices.items())
+            made += len(choices)
+        return made
+
+    @classmethod
+    def determinize(
+        cls,
+        observation: Mapping[str, Any],
+        seat: int,
+        players: int,
+        variant: Mapping[str, Any] | None,
+        rng: random.Random,
+    ) -> Game:
+        """A full state consistent with `observation` of `seat`, built from it alone.
+
+        Everything `seat` can see is taken from the observation; the hidden part (other
+        hands, face-down cards, the order of the draw pile) is drawn at random, with
+        `rng`, from what `seat` cannot rule out. ``result.observe(seat) == observation``
+        and `result` is playable to the end (its future chance is a simulation seeded
+        from `rng`). It is a classmethod on purpose: it cannot read a true state.
+        """
+        resolved = cls.spec.resolve_variant(variant)
+        return cls._determinize(observation, seat, players, resolved, rng)
+
+    def hidden(self, seat: int) -> dict[str, list[JSON]]:
+        """Where the cards `seat` cannot see are now: a place's name -> its cards.
+
+        A place is anything a card can hide in (another seat's hand, one face-down
+        cell, the draw pile); each list is a multiset (its order is not compared).
+        The conformance kit uses it to check `determinize`.
+        """
+        self._check_seat(seat)
+        return self._hidden(seat)
+
+    def ruled_out(self, seat: int) -> dict[str, list[JSON]]:
+        """Cards `seat` knows are *not* in a place (place -> cards), e.g. from a public rule.
+
+        Only what the rules page states; by default nothing. `determinize` never puts
+        such a card there, and may put any other unseen card anywhere it fits.
+        """
+        self._check_seat(seat)
+        return self._ruled_out(seat)
+
     # ----- public interface: the only entry points callers use ---------
     def to_move(self) -> list[int]:
         """The seats that must decide now, in the order their decisions apply."""
@@ -387,3 +505,28 @@ class Game(ABC):
     def _teams(self) -> tuple[int, ...] | None:
         """Each seat's team number when playing in teams, else None."""
         return None
+
+    # ----- hooks for search ---------------------------------------------
+    def _copy_state(self, twin: Game) -> None:
+        """Give `twin` (a shallow copy) its own copies of this state's mutable values."""
+        raise NotImplementedError(f"{self.spec.id} does not support clone() yet")
+
+    @classmethod
+    def _determinize(
+        cls,
+        observation: Mapping[str, Any],
+        seat: int,
+        players: int,
+        variant: dict[str, Any],
+        rng: random.Random,
+    ) -> Game:
+        """Build a state consistent with the observation (see `determinize`); start from `blank`."""
+        raise NotImplementedError(f"{cls.spec.id} does not support determinize() yet")
+
+    def _hidden(self, seat: int) -> dict[str, list[JSON]]:
+        """Where the cards `seat` cannot see are (see `hidden`)."""
+        raise NotImplementedError(f"{self.spec.id} does not list hidden places yet")
+
+    def _ruled_out(self, seat: int) -> dict[str, list[JSON]]:
+        """Cards `seat` knows are not in a place (see `ruled_out`); by default none."""
+        return {}
