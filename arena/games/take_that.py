@@ -9,10 +9,12 @@ Version history:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.games.base import Decision, Game, GameSpec, VariantOption
+from arena.games.base import JSON, Decision, Game, GameSpec, VariantOption
 
 #: T1: 12..98 without the multiples of ten.
 DECK: tuple[int, ...] = tuple(n for n in range(12, 99) if n % 10 != 0)
@@ -31,9 +33,25 @@ def twin(card: int) -> int:
     return (card % 10) * 10 + card // 10
 
 
+#: The twin of every twistable card (toads have none).
+TWINS: dict[int, int] = {c: twin(c) for c in DECK if c not in TOADS}
+#: By card number: its twin, or 0 (no card) for a toad, which is never twistable.
+TWIN_OR_NONE: list[int] = [TWINS.get(n, 0) for n in range(100)]
+#: range(n) for every possible number of options: ``rng.choice(range(n))`` draws the
+#: index that ``rng.choice`` of an n-element list would (it only looks at the length).
+_RANGES: list[range] = [range(n) for n in range(2 * 9 + 2)]
+
+
 def hand_size(players: int) -> int:
     """T2: nine cards with two or three players, eight with four."""
     return 8 if players == 4 else 9
+
+
+def _deal(cards: list[int], count: int) -> list[int]:
+    """Take `count` cards off the end of `cards` (already shuffled)."""
+    dealt = cards[len(cards) - count :]
+    del cards[len(cards) - count :]
+    return dealt
 
 
 def minus_points(card: int) -> int:
@@ -112,43 +130,85 @@ class TakeThat(Game):
 
     def _legal(self, seat: int) -> list[Decision]:
         """Plays in card order, then twists in card order, then taking the row."""
-        hand = self.hands[seat]
-        if self.must_start_row or not self.row:
-            return [{"action": "play", "card": c} for c in hand]
-        last = self.row[-1]
-        decisions: list[Decision] = [
-            {"action": "play", "card": c} for c in hand if abs(c - last) <= REACH
-        ]
-        in_row = set(self.row)
-        decisions += [
-            {"action": "twist", "card": c, "row_card": twin(c)}
-            for c in hand
-            if c not in TOADS and twin(c) in in_row
-        ]
-        decisions.append({"action": "take"})
+        plays, twists, may_take = self._options(seat)
+        decisions: list[Decision] = [{"action": "play", "card": c} for c in plays]
+        decisions += [{"action": "twist", "card": c, "row_card": TWINS[c]} for c in twists]
+        if may_take:
+            decisions.append({"action": "take"})
         return decisions
+
+    def _options(self, seat: int) -> tuple[Sequence[int], list[int], bool]:
+        """The cards `seat` may play, the cards it may twist with, and whether it may take.
+
+        The legal list is exactly these, in this order (T3-T5); the plays may be the
+        hand itself, so read them before the hand changes.
+        """
+        hand = self.hands[seat]  # ascending, always
+        row = self.row
+        if self.must_start_row or not row:
+            return hand, [], False
+        last = row[-1]
+        plays = hand[bisect_left(hand, last - REACH) : bisect_right(hand, last + REACH)]
+        wanted = {TWIN_OR_NONE[c] for c in row}
+        return plays, sorted(wanted.intersection(hand)), True
 
     # ----- applying a decision -------------------------------------------
     def _apply(self, seat: int, decision: Decision) -> None:
         action = decision["action"]
-        if action == "take":
-            self._take_row(seat)
-            if self._round_should_end():
-                self._end_round()
-            elif self.hands[seat]:
-                self.must_start_row = True  # T5: same player opens the new row
-            else:
-                self._finish_turn(seat)
-            return
-        card = decision["card"]
-        self.hands[seat].remove(card)
         if action == "play":
-            self.row.append(card)
-        else:  # twist
-            self.row.remove(decision["row_card"])
-            self.plus[seat] += [card, decision["row_card"]]
+            self._play(seat, decision["card"])
+        elif action == "twist":
+            self._twist(seat, decision["card"])
+        else:
+            self._take(seat)
+
+    def _playout(self, rng: random.Random, limit: int) -> int:
+        """The plain loop's choices (``rng.choice`` over as many options as `legal` lists),
+        without building the decisions it does not take."""
+        made = 0
+        while made < limit and not self.over:
+            seat = self.current
+            plays, twists, may_take = self._options(seat)
+            pick = rng.choice(_RANGES[len(plays) + len(twists) + may_take])
+            decision: Decision
+            if pick < len(plays):
+                decision = {"action": "play", "card": plays[pick]}
+                self._play(seat, plays[pick])
+            elif pick < len(plays) + len(twists):
+                card = twists[pick - len(plays)]
+                decision = {"action": "twist", "card": card, "row_card": TWINS[card]}
+                self._twist(seat, card)
+            else:
+                decision = {"action": "take"}
+                self._take(seat)
+            self.history.append((seat, decision))
+            made += 1
+        return made
+
+    def _play(self, seat: int, card: int) -> None:
+        """T3: the card goes to the right end of the row."""
+        self.hands[seat].remove(card)
+        self.row.append(card)
         self.must_start_row = False
         self._finish_turn(seat)
+
+    def _twist(self, seat: int, card: int) -> None:
+        """T4: the card and its twin from the row go to the plus pile."""
+        self.hands[seat].remove(card)
+        self.row.remove(TWINS[card])
+        self.plus[seat] += [card, TWINS[card]]
+        self.must_start_row = False
+        self._finish_turn(seat)
+
+    def _take(self, seat: int) -> None:
+        """T5/T6: take the row; the taker opens the next row unless the round ends."""
+        self._take_row(seat)
+        if self._round_should_end():
+            self._end_round()
+        elif self.hands[seat]:
+            self.must_start_row = True  # T5: same player opens the new row
+        else:
+            self._finish_turn(seat)
 
     def _take_row(self, seat: int) -> None:
         """T5/T8: the row goes face down to the taker's minus pile (plus a profi card)."""
@@ -161,8 +221,7 @@ class TakeThat(Game):
     def _finish_turn(self, seat: int) -> None:
         """Draw back up, then T6's end check, then the next seat."""
         if self.draw_pile and len(self.hands[seat]) < hand_size(self.players):
-            self.hands[seat].append(self.draw_pile.pop())
-            self.hands[seat].sort()
+            insort(self.hands[seat], self.draw_pile.pop())
         if self._round_should_end():
             self._end_round()
         else:
@@ -209,6 +268,80 @@ class TakeThat(Game):
 
     def _scores(self) -> Sequence[float]:
         return [sum(r[s] for r in self.round_scores) for s in range(self.players)]
+
+    # ----- search support -------------------------------------------------
+    def _copy_state(self, twin: Game) -> None:
+        """Fresh lists for everything a turn mutates (finished rounds' scores are never)."""
+        assert isinstance(twin, TakeThat)
+        twin.hands = [list(hand) for hand in self.hands]
+        twin.row = list(self.row)
+        twin.draw_pile = list(self.draw_pile)
+        twin.plus = [list(pile) for pile in self.plus]
+        twin.minus_seen = [list(pile) for pile in self.minus_seen]
+        twin.minus_unseen = [list(pile) for pile in self.minus_unseen]
+        twin.round_scores = list(self.round_scores)
+
+    def _hidden(self, seat: int) -> dict[str, list[JSON]]:
+        """T9: the other hands, the draw pile and every profi pile (hidden from its owner too)."""
+        places: dict[str, list[JSON]] = {
+            f"hand:{other}": list(hand) for other, hand in enumerate(self.hands) if other != seat
+        }
+        places["draw_pile"] = list(self.draw_pile)
+        for owner, pile in enumerate(self.minus_unseen):
+            places[f"minus_unseen:{owner}"] = list(pile)
+        return places
+
+    @classmethod
+    def _determinize(
+        cls,
+        observation: Mapping[str, Any],
+        seat: int,
+        players: int,
+        variant: dict[str, Any],
+        rng: random.Random,
+    ) -> Game:
+        """Deal the round's unseen cards at random into the other hands, profi piles and pile.
+
+        Nothing rules a card out of a place: taking is always allowed, so no decision
+        tells anything about a hand, and every card that left a hand face up is shown.
+        """
+        state = cls.blank(players, variant, rng.getrandbits(64))
+        assert isinstance(state, TakeThat)
+        state._restore_public(observation)
+        state.hands[seat] = list(observation["hand"])
+        unseen = state._unseen_by(seat)
+        rng.shuffle(unseen)
+        for other in range(players):
+            if other != seat:
+                state.hands[other] = sorted(_deal(unseen, observation["hand_sizes"][other]))
+        for owner, count in enumerate(observation["minus_unseen"]):
+            state.minus_unseen[owner] = _deal(unseen, count)
+        if len(unseen) != observation["draw_pile"]:
+            raise ValueError("the observation's card counts do not add up to the deck")
+        state.draw_pile = unseen
+        return state
+
+    def _restore_public(self, observation: Mapping[str, Any]) -> None:
+        """Everything the observation shows to every seat (hands are dealt by the caller)."""
+        self.round = observation["round"]
+        self.round_scores = [list(scores) for scores in observation["round_scores"]]
+        self.over = observation["to_move"] is None
+        self.current = observation["to_move"] if not self.over else 0
+        self.must_start_row = observation["must_start_row"]
+        self.row = list(observation["row"])
+        self.plus = [list(pile) for pile in observation["plus"]]
+        self.minus_seen = [list(pile) for pile in observation["minus_seen"]]
+        self.minus_unseen = [[] for _ in range(self.players)]
+        self.hands = [[] for _ in range(self.players)]
+        self.draw_pile = []
+
+    def _unseen_by(self, seat: int) -> list[int]:
+        """The cards of the deck `seat` does not see this round, ascending."""
+        seen = set(self.hands[seat]) | set(self.row)
+        for piles in (self.plus, self.minus_seen):
+            for pile in piles:
+                seen.update(pile)
+        return [card for card in DECK if card not in seen]
 
     def describe(self, seat: int, decision: Decision) -> str:
         """One human line: 'seat 1 plays 34', 'seat 0 twists 49 with 94', 'seat 2 takes ...'."""
