@@ -20,15 +20,11 @@ Version history:
 
 from __future__ import annotations
 
-import bisect
-import math
 import random
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
-from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from arena.games.base import (
     JSON,
@@ -39,13 +35,27 @@ from arena.games.base import (
     VariantError,
     VariantOption,
 )
+from arena.games.krumme10.cards import (
+    DECK_SIZE,
+    FACE,
+    TOP,
+    VIEWS,
+    Card,
+    Entry,
+    Kind,
+    Side,
+    card_from_view,
+    deck_cards,
+    deck_kinds,
+    kinds,
+    lying,
+    name_lying,
+    parse_card,
+    side_name,
+)
+from arena.games.krumme10.moves import PASS, PLAYS, SCORES, STEALS, TAKES, Move
+from arena.games.krumme10.sampling import multiset_key, possible_downs, possible_in_pile, undersides
 
-#: K1: the six kinds of card (unordered side pairs), nine copies of each.
-PAIRS: tuple[tuple[int, int], ...] = ((0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 0))
-COPIES = 9
-DECK_SIZE = len(PAIRS) * COPIES
-#: K1 (variant pink4): the 4 of two 3|4 cards and of two 4|5 cards is pink.
-PINK_COPIES = 2
 #: Cards in front of every player (drawn back up to this).
 HAND = 3
 #: K3: the display's target, and the target after a flipped pink 4 (variant pink4).
@@ -57,385 +67,10 @@ TEAMS: dict[int, tuple[int, ...]] = {4: (0, 1, 0, 1), 5: (0, 1, 2, 0, 1), 6: (0,
 PLAY, STEAL, TAKE, SCORE, OVER = "play", "steal", "take", "score", "over"
 
 
-class Card(NamedTuple):
-    """A card as it lies now: top and down side, pink flags, whether the down side was seen."""
-
-    top: int
-    down: int
-    top_pink: bool = False
-    down_pink: bool = False
-    known: bool = False
-
-    def flipped(self) -> Card:
-        """The card turned over; both sides are now known to everybody (K2)."""
-        return Card(self.down, self.top, self.down_pink, self.top_pink, True)
-
-    def face(self) -> tuple[int, bool]:
-        """The visible face: top value and whether it is a pink 4."""
-        return (self.top, self.top_pink)
-
-    def kind(self) -> tuple[tuple[int, bool], tuple[int, bool]]:
-        """The physical card regardless of which side is up (for conservation checks)."""
-        a, b = (self.top, self.top_pink), (self.down, self.down_pink)
-        return (a, b) if a <= b else (b, a)
-
-    def name(self) -> str:
-        """Replay name, top side first: ``"3/4"``, ``"4p/5"`` (p = pink 4).
-
-        >>> Card(4, 5, top_pink=True).name()
-        '4p/5'
-        """
-        return (
-            f"{self.top}{'p' if self.top_pink else ''}/{self.down}{'p' if self.down_pink else ''}"
-        )
-
-    def view(self) -> dict[str, Any]:
-        """What everybody sees of the card: the top side, a seen down side, a visible pink 4."""
-        pink = "top" if self.top_pink else "down" if self.known and self.down_pink else None
-        return {"top": self.top, "down": self.down if self.known else None, "pink": pink}
-
-
-#: `Card.face` as a C-level key: a hand is sorted by what is visible only, so the
-#: order leaks nothing (R2).
-FACE: Callable[[Card], tuple[int, bool]] = attrgetter("top", "top_pink")
-TOP: Callable[[Card], int] = attrgetter("top")
-
-
-class _ViewCache(dict[Card, dict[str, Any]]):
-    """`Card.view` of every card seen so far (a few dozen distinct ones): do not mutate."""
-
-    def __missing__(self, card: Card) -> dict[str, Any]:
-        view = self[card] = card.view()
-        return view
-
-
-VIEWS = _ViewCache()
-
-
-class Entry(NamedTuple):
-    """A card of the display, with who played it and whether it came flipped or stolen."""
-
-    card: Card
-    by: int
-    flipped: bool
-    stolen_from: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """A decision as the referee handles it; every possible one is built once (below).
-
-    `top` is -1 when the decision names no card, `victim` (the robbed seat of a steal)
-    is -1 for any other decision, `flip` is None where the decision has none.
-    """
-
-    action: str
-    top: int = -1
-    pink: bool = False
-    flip: bool | None = None
-    victim: int = -1
-    #: The decision as JSON, keys in the order the rules page shows (built once).
-    json: Decision = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        """Build `json` once: legal lists copy it for every decision they offer."""
-        decision: Decision = {"action": self.action}
-        if self.victim >= 0:
-            decision["from"] = self.victim
-        if self.top >= 0:
-            decision["top"] = self.top
-        if self.pink:
-            decision["pink"] = True
-        if self.flip is not None:
-            decision["flip"] = self.flip
-        object.__setattr__(self, "json", decision)
-
-    def decision(self) -> Decision:
-        """A fresh copy of the decision as JSON (the caller may change it)."""
-        return {**self.json}
-
-    @staticmethod
-    def of(decision: Decision) -> Move:
-        """The move of a legal decision (JSON numbers and booleans compare alike)."""
-        key = (
-            decision["action"],
-            decision.get("top", -1),
-            bool(decision.get("pink", False)),
-            decision.get("flip"),
-            decision.get("from", -1),
-        )
-        return _MOVES[key]
-
-
-#: Every visible face a card can show: the values, and the pink 4 (variant pink4).
-FACES: tuple[tuple[int, bool], ...] = (*((value, False) for value in range(6)), (4, True))
-#: Per face: playing it top side up, then flipped (so the legal list reads).
-PLAYS = {face: (Move("play", *face, False), Move("play", *face, True)) for face in FACES}
-#: Per face: scoring it as it lies, then flipped.
-SCORES = {face: (Move("score", *face, False), Move("score", *face, True)) for face in FACES}
-#: Per (victim, face): stealing a card showing that face from that seat (seats 0..5).
-STEALS = {(seat, face): Move("steal", *face, None, seat) for seat in range(6) for face in FACES}
-#: Taking the card as it lies, then flipped; passing (no steal, or no scoring).
-TAKES = (Move("take", flip=False), Move("take", flip=True))
-PASS = Move("pass")
-_MOVES: dict[tuple[Any, ...], Move] = {
-    (move.action, move.top, move.pink, move.flip, move.victim): move
-    for move in (
-        *(move for pair in PLAYS.values() for move in pair),
-        *(move for pair in SCORES.values() for move in pair),
-        *STEALS.values(),
-        *TAKES,
-        PASS,
-    )
-}
-
-
-@lru_cache(maxsize=64)  # a deck has a dozen or so names; errors are not cached
-def parse_card(name: str) -> Card:
-    """A card from its replay name (``"3/4"``, ``"4p/5"``); ValueError if malformed.
-
-    >>> parse_card("5/4p")
-    Card(top=5, down=4, top_pink=False, down_pink=True, known=False)
-    """
-    sides = name.split("/")
-    if len(sides) != 2:
-        raise ValueError(f"bad card name {name!r}")
-    values = []
-    for side in sides:
-        pink = side.endswith("p")
-        value = int(side[:-1] if pink else side)
-        if not 0 <= value <= 5 or (pink and value != 4):
-            raise ValueError(f"bad card name {name!r}")
-        values.append((value, pink))
-    return Card(values[0][0], values[1][0], values[0][1], values[1][1])
-
-
-def full_deck(pink4: bool) -> list[Card]:
-    """K1: the 54 cards (side a up), with the pink 4s when `pink4` is on."""
-    cards = []
-    for a, b in PAIRS:
-        for copy in range(COPIES):
-            pink = pink4 and copy < PINK_COPIES and 4 in (a, b)
-            cards.append(Card(a, b, pink and a == 4, pink and b == 4))
-    return cards
-
-
-#: One side of a card: its value and whether it is a pink 4.
-Side = tuple[int, bool]
-#: A physical card whichever side is up: its two sides, ascending.
-Kind = tuple[Side, Side]
-
-
-def kinds(cards: Iterable[Card]) -> Counter[Kind]:
-    """The multiset of physical cards, whichever side is up."""
-    return Counter(c.kind() for c in cards)
-
-
-@lru_cache(maxsize=2)
-def _deck(pink4: bool) -> tuple[Card, ...]:
-    """`full_deck`, built once."""
-    return tuple(full_deck(pink4))
-
-
 @lru_cache(maxsize=36)
 def _others(seat: int, players: int) -> tuple[int, ...]:
     """The other seats in play order, starting at `seat`'s left."""
     return tuple((seat + k) % players for k in range(1, players))
-
-
-@lru_cache(maxsize=2)
-def deck_kinds(pink4: bool) -> Counter[Kind]:
-    """The physical cards of the whole deck (do not mutate: it is shared)."""
-    return kinds(_deck(pink4))
-
-
-def side_name(value: int, pink: bool) -> JSON:
-    """A side as the search places list it: the value, or ``"4p"`` for a pink 4."""
-    return "4p" if pink else value
-
-
-class Undersides:
-    """Every way the unseen physical cards can lie, counted exactly, and a uniform sampler.
-
-    The unseen cards are the deck minus the cards whose both sides were seen. Each card
-    showing face f with an unseen down side is one of them with an f side; the rest
-    form the draw pile. An allocation, x[f][k] cards of kind k under face f and y[k] in
-    the pile, stands for prod_f n_f!/prod_k x[f][k]! * P!/prod_k y[k]! equally likely
-    deals (a uniform shuffle with random sides up), so its weight is
-    prod_k 1/(x[a][k]! x[b][k]! y[k]!) over a kind's sides a, b. A dynamic program over
-    the faces in ascending order sums these weights; the kinds of the cycle 0|1 ... 5|0
-    make at most three kinds "open" (one side done) at a time, so it stays small.
-    """
-
-    def __init__(self, needs: Mapping[Side, int], supply: Mapping[Kind, int]) -> None:
-        """`needs`: visible faces with an unseen down side; `supply`: the unseen kinds."""
-        self.kinds = sorted(k for k, count in supply.items() if count > 0)
-        self.supply = [supply[k] for k in self.kinds]
-        faces = {side for kind in self.kinds for side in kind} | {f for f, n in needs.items() if n}
-        self.faces = sorted(faces)
-        self.needs = [needs.get(face, 0) for face in self.faces]
-        index = {face: i for i, face in enumerate(self.faces)}
-        first = [index[kind[0]] for kind in self.kinds]
-        last = [index[kind[1]] for kind in self.kinds]
-        #: Per face: the kinds with that side; the kinds whose other side comes later.
-        self.adjacent = [
-            [k for k in range(len(self.kinds)) if i in (first[k], last[k])]
-            for i in range(len(self.faces))
-        ]
-        self.closing = [[k for k in self.adjacent[i] if last[k] == i] for i in range(len(faces))]
-        self.open_after = [
-            tuple(k for k in range(len(self.kinds)) if first[k] <= i < last[k])
-            for i in range(len(self.faces))
-        ]
-        #: (face index, state) -> the splits of that face, where each leads, and the
-        #: running sums of their weights (times the weight of completing from there).
-        self._memo: dict[tuple[int, tuple[int, ...]], _Choices] = {}
-
-    def feasible(self) -> bool:
-        """True when at least one deal fits."""
-        return self._weight(0, ()) > 0.0
-
-    def sample(self, rng: random.Random) -> tuple[dict[Side, list[Side]], list[Kind]]:
-        """A uniformly drawn deal: per face the down sides in random order, and the pile's kinds."""
-        downs: dict[Side, list[Side]] = {}
-        left = list(self.supply)
-        state: tuple[int, ...] = ()
-        for i, face in enumerate(self.faces):
-            choices = self._choices(i, state)
-            drawn = bisect.bisect_right(choices.running, rng.random() * choices.running[-1])
-            split, state = choices.outcomes[min(drawn, len(choices.outcomes) - 1)]
-            under: list[Side] = []
-            for k, count in zip(self.adjacent[i], split, strict=True):
-                left[k] -= count
-                kind = self.kinds[k]
-                under += [kind[1] if kind[0] == face else kind[0]] * count
-            rng.shuffle(under)
-            downs[face] = under
-        pile = [kind for kind, count in zip(self.kinds, left, strict=True) for _ in range(count)]
-        return downs, pile
-
-    def _weight(self, i: int, state: tuple[int, ...]) -> float:
-        """The summed weight of every way to complete faces i.. from `state`."""
-        if i == len(self.faces):
-            return 1.0
-        running = self._choices(i, state).running
-        return running[-1] if running else 0.0
-
-    def _choices(self, i: int, state: tuple[int, ...]) -> _Choices:
-        """The splits of face i with positive weight, from `state` (memoised)."""
-        key = (i, state)
-        if key not in self._memo:
-            choices = _Choices([], [])
-            total = 0.0
-            for split, after, factor in self._steps(i, state):
-                weight = factor * self._weight(i + 1, after)
-                if weight > 0.0:
-                    total += weight
-                    choices.outcomes.append((split, after))
-                    choices.running.append(total)
-            self._memo[key] = choices
-        return self._memo[key]
-
-    def _steps(
-        self, i: int, state: tuple[int, ...]
-    ) -> Iterator[tuple[tuple[int, ...], tuple[int, ...], float]]:
-        """Each split of face i's needs over its kinds: (split, next state, weight factor).
-
-        `state` holds how many cards of each kind open before face i are used.
-        """
-        before = dict(zip(self.open_after[i - 1], state, strict=True)) if i else {}
-        adjacent = self.adjacent[i]
-        caps = [self.supply[k] - before.get(k, 0) for k in adjacent]
-        for split in _splits(self.needs[i], caps):
-            used = dict(before)
-            factor = 1.0
-            for k, count in zip(adjacent, split, strict=True):
-                used[k] = used.get(k, 0) + count
-                factor /= math.factorial(count)
-            for k in self.closing[i]:
-                factor /= math.factorial(self.supply[k] - used[k])
-            yield split, tuple(used.get(k, 0) for k in self.open_after[i]), factor
-
-
-class _Choices(NamedTuple):
-    """One step of the sampler: outcomes (split, next state) and their running weight sums."""
-
-    outcomes: list[tuple[tuple[int, ...], tuple[int, ...]]]
-    running: list[float]
-
-
-def _splits(total: int, caps: Sequence[int]) -> Iterator[tuple[int, ...]]:
-    """Every way to write `total` as a sum of len(caps) parts, each within its cap.
-
-    >>> list(_splits(2, [1, 2]))
-    [(0, 2), (1, 1)]
-    """
-    if len(caps) <= 1:
-        if (caps[0] if caps else 0) >= total:
-            yield (total,) if caps else ()
-        return
-    for first in range(min(total, caps[0]) + 1):
-        for rest in _splits(total - first, caps[1:]):
-            yield (first, *rest)
-
-
-@lru_cache(maxsize=64)
-def _name_lying(card: Card, flipped: bool) -> str:
-    """The name of `card` turned over or not (names never show whether a side was seen)."""
-    return (card.flipped() if flipped else card).name()
-
-
-def _key(counts: Mapping[Any, int]) -> tuple[tuple[Any, int], ...]:
-    """A hashable, order-free form of a multiset, for the memo of `undersides`."""
-    return tuple(sorted((item, n) for item, n in counts.items() if n > 0))
-
-
-def _from_view(view: Mapping[str, Any]) -> Card:
-    """A card as an observation shows it; an unseen down side is the placeholder -1."""
-    pink = view["pink"]
-    if view["down"] is None:
-        return Card(view["top"], -1, pink == "top")
-    return Card(view["top"], view["down"], pink == "top", pink == "down", True)
-
-
-@lru_cache(maxsize=16)
-def _lie(kind: Kind) -> tuple[Card, Card]:
-    """A physical card lying with either side up, its down side unseen."""
-    (a, a_pink), (b, b_pink) = kind
-    return Card(a, b, a_pink, b_pink), Card(b, a, b_pink, a_pink)
-
-
-def _possible_downs(needs: Counter[Side], supply: Counter[Kind], face: Side) -> set[Side]:
-    """The sides some consistent deal puts under a card showing `face`."""
-    possible = set()
-    for kind in supply:
-        if face in kind and supply[kind] > 0:
-            fewer_needs, fewer = needs.copy(), supply.copy()
-            fewer_needs[face] -= 1
-            fewer[kind] -= 1
-            if undersides(_key(fewer_needs), _key(fewer)).feasible():
-                possible.add(kind[1] if kind[0] == face else kind[0])
-    return possible
-
-
-def _possible_in_pile(needs: Counter[Side], supply: Counter[Kind]) -> set[Side]:
-    """The sides of the kinds some consistent deal leaves in the draw pile."""
-    possible: set[Side] = set()
-    for kind in supply:
-        if supply[kind] > 0:
-            fewer = supply.copy()
-            fewer[kind] -= 1
-            if undersides(_key(needs), _key(fewer)).feasible():
-                possible.update(kind)
-    return possible
-
-
-@lru_cache(maxsize=64)
-def undersides(
-    needs: tuple[tuple[Side, int], ...], supply: tuple[tuple[Kind, int], ...]
-) -> Undersides:
-    """The (memoised) counting of one public situation: a search samples it again and again."""
-    return Undersides(dict(needs), dict(supply))
 
 
 def team_of(players: int) -> tuple[int, ...]:
@@ -497,7 +132,7 @@ class Krumme10(Game):
 
     def _setup(self) -> None:
         """K1/K8: shuffle the 54 cards with random sides up, deal three each, seat 0 starts."""
-        deck = _deck(self.variant["pink4"])
+        deck = deck_cards(self.variant["pink4"])
         names = self.chance.draw("deal", lambda rng: self._shuffled_names(rng, deck))
         cards = self._parse_pile(names, deck_kinds(self.variant["pink4"]), "deal")
         n = self.players
@@ -521,7 +156,7 @@ class Krumme10(Game):
         """Shuffle the cards and turn each a random side up; names listed top of the pile first."""
         order = list(cards)
         rng.shuffle(order)
-        return [_name_lying(c, rng.random() < 0.5) for c in order]
+        return [name_lying(c, rng.random() < 0.5) for c in order]
 
     @staticmethod
     def _parse_pile(names: Any, expected: Counter[Kind], label: str) -> list[Card]:
@@ -868,10 +503,10 @@ class Krumme10(Game):
         ruled: dict[str, list[JSON]] = {}
         for place, card in self._outside_pile():
             if not card.known:
-                possible = _possible_downs(needs, supply, card.face())
+                possible = possible_downs(needs, supply, card.face())
                 ruled[f"{place}:down"] = [side_name(*s) for s in sorted(every - possible)]
         if self.pile:
-            possible = _possible_in_pile(needs, supply)
+            possible = possible_in_pile(needs, supply)
             ruled["draw_pile"] = [side_name(*s) for s in sorted(every - possible)]
         return ruled
 
@@ -897,25 +532,25 @@ class Krumme10(Game):
         assert isinstance(state, Krumme10)
         state._restore_public(observation)
         needs, supply = state._unseen()
-        deals = undersides(_key(needs), _key(supply))
+        deals = undersides(multiset_key(needs), multiset_key(supply))
         if not deals.feasible():
             raise ValueError("no deal of the 54 cards fits this Krumme10 observation")
         downs, pile = deals.sample(rng)
         state._turn_down(downs)
-        state.pile = [_lie(kind)[rng.random() < 0.5] for kind in pile]
+        state.pile = [lying(kind)[rng.random() < 0.5] for kind in pile]
         rng.shuffle(state.pile)
         return state
 
     def _restore_public(self, observation: Mapping[str, Any]) -> None:
         """Everything the observation shows; unseen down sides stay placeholders (-1)."""
-        self.hands = [[_from_view(v) for v in hand] for hand in observation["hands"]]
+        self.hands = [[card_from_view(v) for v in hand] for hand in observation["hands"]]
         self.display = [
-            Entry(_from_view(e["card"]), e["by"], e["flipped"], e["stolen_from"])
+            Entry(card_from_view(e["card"]), e["by"], e["flipped"], e["stolen_from"])
             for e in observation["display"]
         ]
-        self.to_take = [_from_view(v) for v in observation["to_take"]]
-        self.discard = [_from_view(v) for v in observation["discard"]]
-        self.points = [[_from_view(v) for v in pile] for pile in observation["points"]]
+        self.to_take = [card_from_view(v) for v in observation["to_take"]]
+        self.discard = [card_from_view(v) for v in observation["discard"]]
+        self.points = [[card_from_view(v) for v in pile] for pile in observation["points"]]
         self.pile = []
         self.target = observation["target"]
         self.phase = observation["phase"]
