@@ -80,12 +80,14 @@ def test_sandbox_shows_only_the_system_its_folder_and_private_tmp() -> None:
         "tmp",
         "usr",
         "bot",
+        "arena",  # /arena/python: the referees, for bots to import (test_games_in_sandbox.py)
     }
     assert siblings == top  # the folder is /bot: no other bot folder is visible
     assert set(env.split()) <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "PWD", "SHLVL", "_"} | {
         "PYTHONHASHSEED",
         "PYTHONDONTWRITEBYTECODE",
         "PYTHONUNBUFFERED",
+        "PYTHONPATH",
     }
     lines = rest.split()
     assert lines[:4] == ["tmp-writable", "shm-writable", "folder-read-only", "etc-read-only"]

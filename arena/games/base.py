@@ -20,7 +20,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-import orjson
+try:
+    import orjson
+except ModuleNotFoundError:  # a bot importing arena.games has only the standard library
+    import json as orjson  # type: ignore[no-redef]  # same loads(dumps(x)) for JSON values
 
 #: A decision is a small JSON object, e.g. ``{"action": "play", "card": 34}``.
 Decision = dict[str, Any]

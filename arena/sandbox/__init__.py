@@ -40,7 +40,7 @@ from queue import SimpleQueue
 from typing import Any
 
 from arena.sandbox import bwrap as bw
-from arena.sandbox import cgroup, seccomp, uids
+from arena.sandbox import cgroup, pythonpath, seccomp, uids
 from arena.sandbox.limits import MIB, Limits
 from arena.sandbox.uids import SandboxError
 
@@ -51,8 +51,11 @@ LOG = logging.getLogger("arena.sandbox")
 SETUP_TIMEOUT_S = 10.0
 
 
-def bot_environment(folder: Path) -> dict[str, str]:
-    """A small, clean environment: none of the platform's variables reach a bot."""
+def bot_environment(folder: Path, games: str) -> dict[str, str]:
+    """A small, clean environment: none of the platform's variables reach a bot.
+
+    `games` is where arena's referees are (`arena.sandbox.pythonpath`), for PYTHONPATH.
+    """
     return {
         "PATH": bw.SANDBOX_PATH,
         "HOME": str(folder),
@@ -64,6 +67,7 @@ def bot_environment(folder: Path) -> dict[str, str]:
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
+        "PYTHONPATH": games,
     }
 
 
@@ -196,6 +200,8 @@ def kill_all() -> None:
 _LAUNCHER: _Launcher | None = None
 _LAUNCHER_LOCK = threading.Lock()
 _STAGING: bw.Staging | None = None
+_GAMES: pythonpath.GamesCopy | None = None
+_GAMES_LOCK = threading.Lock()
 
 
 def _launcher() -> _Launcher:
@@ -211,6 +217,24 @@ def _staging() -> bw.Staging:
     if _STAGING is None or not _STAGING.base.name.endswith(f"-{os.getpid()}"):
         _STAGING = bw.Staging(bw.staging_base(uids.runtime_dir()))
     return _STAGING
+
+
+def _games_copy() -> pythonpath.GamesCopy:
+    """This process's copy of arena's referees, for bots to import (made on first use).
+
+    It lives beside the staged bot folders as python-PID and goes at process exit,
+    after the bots (hooks registered before `_track`'s run after it); a killed
+    process's copy is swept by the next one.
+    """
+    global _GAMES
+    with _GAMES_LOCK:
+        if _GAMES is None or _GAMES.owner != os.getpid():
+            base = _staging().base.parent
+            bw.sweep(base, "python-")
+            _GAMES = pythonpath.GamesCopy(base / f"python-{os.getpid()}")
+            atexit.register(_GAMES.remove)
+            multiprocessing.util.Finalize(None, _GAMES.remove, exitpriority=5)
+        return _GAMES
 
 
 # ----- a started bot ---------------------------------------------------------------
@@ -363,6 +387,11 @@ def _child_setup(limits: Limits, procs_files: Sequence[str], uid: int | None) ->
 
 def _start_plain(argv: list[str], folder: Path, limits: Limits, use_cgroup: bool) -> Sandboxed:
     try:
+        games = _games_copy()
+        games.compile_for(argv[0])
+    except OSError as error:  # a full disk, say: arena's failure, not the bot's
+        raise SandboxError(f"could not copy arena's referees for the bot: {error}") from error
+    try:
         group = cgroup.create(limits) if use_cgroup else None
     except OSError as error:
         raise SandboxError(f"could not create the bot's cgroup: {error}") from error
@@ -375,7 +404,7 @@ def _start_plain(argv: list[str], folder: Path, limits: Limits, use_cgroup: bool
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
-                env=bot_environment(folder),
+                env=bot_environment(folder, str(games.root)),
                 start_new_session=True,
                 close_fds=True,
                 preexec_fn=_child_setup(limits, group.procs_files if group else (), None),
@@ -417,6 +446,9 @@ def _start(
             _hand_over(folder, uid)
         source = folder if writable else _staging().acquire(folder)
         inner, binds = bw.toolchain(argv, folder, uid)
+        games = _games_copy()
+        games.compile_for(inner[0])
+        binds += ["--ro-bind", str(games.root), pythonpath.MOUNT]
         group = cgroup.create(limits) if use_cgroup else None
         status_r, status_w = os.pipe()
         filter_fd = _memory_file(seccomp.program()) if filtered else -1
@@ -433,7 +465,7 @@ def _start(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
-                env=bot_environment(Path(bw.BOT_DIR)),
+                env=bot_environment(Path(bw.BOT_DIR), pythonpath.MOUNT),
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=tuple(fd for fd in (status_w, args_fd, filter_fd) if fd >= 0),

@@ -8,6 +8,9 @@ UTS namespaces, a seccomp filter (`arena.sandbox.seccomp`), no view of the
 arena home, the database, other bots' folders, the platform's environment or
 open files (only 0, 1 and 2 are open), and it starts in a new session.
 
+arena's referees are there too, read-only at /arena/python (PYTHONPATH): a copy
+of `arena/__init__.py` and `arena/games` only (`arena.sandbox.pythonpath`).
+
 No host path reaches the bot: its folder is always a staged copy on a tmpfs
 (so /proc/self/mountinfo names only that copy, relative to the tmpfs), its
 argv names /bot, and bubblewrap reads its options from a pipe (`--args`), so
@@ -135,7 +138,8 @@ def _allows(info: os.stat_result, uid: int, other: int, owner: int) -> bool:
     return info.st_mode & wanted == wanted
 
 
-def _under(path: str, roots: tuple[str, ...]) -> bool:
+def under(path: str, roots: tuple[str, ...]) -> bool:
+    """True when `path` is one of `roots` or lies below one."""
     return any(path == root or path.startswith(root + "/") for root in roots)
 
 
@@ -151,15 +155,13 @@ def toolchain(argv: list[str], folder: Path, uid: int) -> tuple[list[str], list[
     if not program.startswith("/"):
         return argv, []
     real = os.path.realpath(program)
-    if _under(program, (str(folder),)) or (
-        _under(program, SYSTEM_DIRS) and _under(real, SYSTEM_DIRS)
-    ):
+    if under(program, (str(folder),)) or (under(program, SYSTEM_DIRS) and under(real, SYSTEM_DIRS)):
         return argv, []
     home = Path(real).parent
     prefix = home.parent if home.name == "bin" else home
     if _reachable(prefix, uid) and _reachable(Path(program).parent, uid):
         binds = ["--ro-bind", str(prefix), str(prefix)]
-        if not _under(program, (str(prefix),)):
+        if not under(program, (str(prefix),)):
             binds += ["--ro-bind", program, program]
         return argv, binds
     for name in (os.path.basename(program), os.path.basename(real)):
@@ -198,6 +200,14 @@ def _mount_type(point: str) -> str | None:
     return None
 
 
+def sweep(base: Path, prefix: str) -> None:
+    """Remove what arena processes that were killed left in `base`: `prefix` + their pid."""
+    for stale in base.glob(prefix + "*"):
+        with contextlib.suppress(ValueError):
+            if not Path(f"/proc/{int(stale.name[len(prefix) :])}").exists():
+                shutil.rmtree(stale, ignore_errors=True)
+
+
 class Staging:
     """Read-only copies of bot folders, one per folder, shared by the bots running it.
 
@@ -213,10 +223,7 @@ class Staging:
         self.base = base / f"stage-{os.getpid()}"
         self._lock = threading.Lock()
         self._users: dict[Path, int] = {}
-        for stale in base.glob("stage-*"):  # left by an arena process that was killed
-            with contextlib.suppress(ValueError):
-                if not Path(f"/proc/{int(stale.name[6:])}").exists():
-                    shutil.rmtree(stale, ignore_errors=True)
+        sweep(base, "stage-")
 
     def acquire(self, folder: Path) -> Path:
         """The path to mount at /bot for `folder`: its staged copy (made on first use)."""
@@ -228,7 +235,7 @@ class Staging:
                 with contextlib.suppress(FileNotFoundError):
                     shutil.rmtree(target)
                 shutil.copytree(folder, target, symlinks=True)
-                _open_up(target)
+                open_up(target)
             self._users[target] = self._users.get(target, 0) + 1
         return target
 
@@ -245,7 +252,7 @@ class Staging:
                     self.base.rmdir()
 
 
-def _open_up(root: Path) -> None:
+def open_up(root: Path) -> None:
     """Make a staged copy readable (never writable) by others."""
     for directory, _dirs, files in os.walk(root):
         os.chmod(directory, 0o755)

@@ -3,6 +3,8 @@ import os
 import sys
 
 SYSTEM = {"/proc", "/sys", "/dev", "/usr", "/etc", "/bin", "/sbin", "/lib", "/lib64", "/lib32"}
+#: arena's referees, there for every bot to import (tests/bots/import_outside probes them).
+SYSTEM.add("/arena")
 
 
 def attempt():
