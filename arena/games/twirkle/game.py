@@ -30,12 +30,26 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.games.base import Decision, Game, GameSpec, ReplayMismatch
-from arena.games.twirkle.board import DIRECTION_NAME, DIRECTIONS, Board, Pos
+from arena.games.twirkle.board import (
+    DOWN,
+    RANK_STEP,
+    RIGHT,
+    STEP_NAME,
+    STEPS,
+    WIDTH,
+    Board,
+    Cell,
+    Pos,
+    decode,
+    encode,
+    end_of,
+)
 from arena.games.twirkle.cards import (
+    ALL_KINDS,
     HAND_SIZE,
     KIND_OF,
     NAMES,
@@ -45,7 +59,17 @@ from arena.games.twirkle.cards import (
     line_points,
     symbol,
 )
-from arena.games.twirkle.shifting import Put, first_moves, next_move, source_line
+from arena.games.twirkle.moves import (
+    END_EXCHANGE,
+    END_PLACING,
+    END_TURN,
+    PASS,
+    Move,
+    decision_of,
+    describe,
+    move_of,
+)
+from arena.games.twirkle.shifting import ShiftStarts, next_move, source_line
 
 #: W7: the bonus of the first player out of cards.
 OUT_BONUS = 6
@@ -56,13 +80,8 @@ IDLE_ROUNDS = 5
 #: between and after them; a turn takes at most 22 decisions (6 picks, 6 places and
 #: end_placing, then at most 4 lifts, 4 puts and end_turn), rounded up to 25.
 MAX_DECISIONS = 110 * (IDLE_ROUNDS * 4 + 1) * 25
-
-_STEPS: tuple[Pos, ...] = ((1, 0), (-1, 0), (0, 1), (0, -1))
-
-
-def _cell(decision: Decision) -> Pos:
-    """The (x, y) cell a decision names."""
-    return (int(decision["x"]), int(decision["y"]))
+#: The first card of the opening lies at (0, 0) (W8).
+ORIGIN = encode((0, 0))
 
 
 class Twirkle(Game):
@@ -79,7 +98,7 @@ class Twirkle(Game):
         draw_probability=0.05,
     )
 
-    hands: list[list[int]]
+    hands: list[list[int]]  # each sorted
     bag: list[int]  # the top card is the last element
     board: Board
     scores: list[int]
@@ -87,18 +106,18 @@ class Twirkle(Game):
     phase: str
     start_seat: int
     opening_size: int
-    placed: list[Pos]
+    placed_cells: list[Cell]
     placed_kinds: list[int]
     picked: int | None
     selected: list[int]
     exchanged: int
     turn_action: str
     turn_points: int
-    shift_source: list[Pos]
-    shift_direction: Pos | None
-    shift_last: Pos | None
-    lifted: tuple[int, Pos] | None
-    pending_puts: list[Put]
+    shift_source: list[Cell]
+    shift_direction: int | None
+    shift_last: Cell | None
+    lifted: tuple[int, Cell] | None
+    pending_puts: list[int]
     moved: int
     passes: int
     idle: int
@@ -139,11 +158,7 @@ class Twirkle(Game):
         self.last_turns = [None] * self.players
         self.end = None
         self._begin_turn("opening")
-        self._step = 0
-        self._legal_key: tuple[int, int] = (-1, -1)
-        self._legal_list: list[Decision] = []
-        self._moves_key = -1
-        self._moves: dict[Pos, list[Put]] = {}
+        self._reset_caches()
 
     def _random_deal(self, rng: random.Random) -> dict[str, Any]:
         """Shuffle the 108 cards: six for every hand, the rest is the bag (top card first)."""
@@ -156,7 +171,7 @@ class Twirkle(Game):
     def _begin_turn(self, phase: str) -> None:
         """Reset everything that belongs to one turn and enter `phase`."""
         self.phase = phase
-        self.placed = []
+        self.placed_cells = []
         self.placed_kinds = []
         self.picked = None
         self.selected = []
@@ -170,9 +185,24 @@ class Twirkle(Game):
         self.pending_puts = []
         self.moved = 0
 
+    def _reset_caches(self) -> None:
+        """Forget every cached list (they are keyed by a step counter and the board)."""
+        self._step = 0
+        self._moves_key: tuple[int, int] = (-1, -1)
+        self._moves_list: list[Move] = []
+        self._legal_key: tuple[int, int] = (-1, -1)
+        self._legal_list: list[Decision] = []
+        self._starts: ShiftStarts | None = None
+
     def changed(self) -> None:
         """Forget cached legal lists (for tests that edit the state by hand)."""
         self._step += 1
+        self._starts = None
+
+    @property
+    def placed(self) -> list[Pos]:
+        """This turn's placed cells as (x, y), in order."""
+        return [decode(cell) for cell in self.placed_cells]
 
     # ----- whose turn and what they may do -------------------------------
     def _to_move(self) -> list[int]:
@@ -180,68 +210,81 @@ class Twirkle(Game):
         return [self.current]
 
     def _legal(self, seat: int) -> list[Decision]:
-        """The options of the current step, cached until the state changes."""
+        """The options of the current step as decisions, cached until the state changes."""
         key = (self._step, self.board.version)
         if key != self._legal_key:
-            self._legal_list = self._options()
+            self._legal_list = [decision_of(move) for move in self._moves()]
             self._legal_key = key
         return list(self._legal_list)
 
-    def _options(self) -> list[Decision]:
-        """The decisions of the current step, computed afresh."""
+    def _moves(self) -> list[Move]:
+        """The options of the current step in compact form, cached until the state changes."""
+        key = (self._step, self.board.version)
+        if key != self._moves_key:
+            self._moves_list = self._options()
+            self._moves_key = key
+        return self._moves_list
+
+    def _options(self) -> list[Move]:
+        """The options of the current step, computed afresh, in the documented order."""
         phase = self.phase
         if phase in ("opening", "turn", "placing"):
-            pairs = self._place_options()
-            if self.picked is not None:  # the second half of a placement: the picked card's cells
-                name = NAMES[self.picked]
-                return [
-                    {"action": "place", "card": name, "x": x, "y": y}
-                    for kind, (x, y) in pairs
-                    if kind == self.picked
-                ]
-            decisions: list[Decision] = [
-                {"action": "pick", "card": NAMES[kind]}
-                for kind in sorted({kind for kind, _ in pairs})
-            ]
+            if self.picked is not None:  # the second half of a placement: the card's cells
+                kind = self.picked
+                return [("place", kind, cell) for cell in self._cells_for(kind)]
+            moves: list[Move] = [("pick", kind) for kind in self._pickable()]
             if phase == "placing":
-                decisions.append({"action": "end_placing"})
+                moves.append(END_PLACING)
             elif phase == "turn":
                 if self.bag:
-                    decisions += self._exchange_options()
-                decisions.append({"action": "pass"})
-            return decisions
+                    moves += self._exchange_options()
+                moves.append(PASS)
+            return moves
         if phase == "exchanging":
             options = self._exchange_options() if len(self.selected) < self._exchange_cap() else []
-            return [*options, {"action": "end_exchange"}]
+            return [*options, END_EXCHANGE]
         if phase == "shifting":
             return self._shift_options()
         return []
 
-    def _place_options(self) -> list[tuple[int, Pos]]:
-        """(kind, cell) pairs for the next card of this turn's placement, by kind then cell."""
-        hand = sorted(set(self.hands[self.current]))
-        board = self.board
-        if not self.placed:
+    def _open_cells(self) -> list[tuple[Cell, int]]:
+        """(cell, mask) for every cell the next card of this turn's placement may go to.
+
+        A first card goes anywhere on the frontier (the opening's on (0, 0)); a second
+        at either end of either line through the first card; then at the ends of theirs.
+        """
+        placed = self.placed_cells
+        if not placed:
             if self.phase == "opening":
-                return [(k, (0, 0)) for k in hand if self._opening_fits([k])]
-            cells = board.frontier()
+                return [(ORIGIN, ALL_KINDS)]
+            return self.board.open_cells()
+        first = placed[0]
+        if len(placed) == 1:
+            steps: Sequence[int] = STEPS
         else:
-            first = self.placed[0]
-            if len(self.placed) == 1:
-                steps = _STEPS
-            else:
-                steps = ((1, 0), (-1, 0)) if self.placed[1][1] == first[1] else ((0, 1), (0, -1))
-            cells = sorted({board.beyond(first, s) for s in steps}, key=lambda p: (p[1], p[0]))
-        masks = [(cell, board.mask(cell)) for cell in cells]
-        options = [(k, cell) for k in hand for cell, mask in masks if mask >> k & 1]
+            steps = (RIGHT, -RIGHT) if abs(placed[1] - first) < WIDTH else (DOWN, -DOWN)
+        mask_at = self.board.mask_at
+        cells = sorted({self.board.beyond(first, step) for step in steps})
+        return [(cell, mask) for cell in cells if (mask := mask_at(cell))]
+
+    def _cells_for(self, kind: int) -> list[Cell]:
+        """The cells where `kind` fits as the next card of this turn's placement."""
+        return [cell for cell, mask in self._open_cells() if mask >> kind & 1]
+
+    def _pickable(self) -> list[int]:
+        """The distinct hand kinds that fit somewhere now, in card order."""
+        hand = sorted(set(self.hands[self.current]))
         if self.phase == "opening":
-            placed_kinds = [board.cells[p] for p in self.placed]
-            options = [(k, c) for k, c in options if self._opening_fits([*placed_kinds, k])]
-        return options
+            placed = self.placed_kinds
+            hand = [k for k in hand if self._opening_fits([*placed, k])]
+        fits = 0
+        for _, mask in self._open_cells():
+            fits |= mask
+        return [k for k in hand if fits >> k & 1]
 
     def _opening_fits(self, kinds: list[int]) -> bool:
         """W2: these cards can still grow into a line of `opening_size` with the hand."""
-        pool = set(self.hands[self.current]) | {self.board.cells[p] for p in self.placed}
+        pool = set(self.hands[self.current]) | set(self.placed_kinds)
         first = kinds[0]
         for key in (colour, symbol):
             attribute = key(first)
@@ -254,44 +297,28 @@ class Twirkle(Game):
         """W5: at most six cards, and no more than the bag holds."""
         return min(HAND_SIZE, len(self.bag), len(self.hands[self.current]) + len(self.selected))
 
-    def _exchange_options(self) -> list[Decision]:
-        """One `exchange` decision per distinct kind left in the hand."""
-        return [
-            {"action": "exchange", "card": NAMES[k]} for k in sorted(set(self.hands[self.current]))
-        ]
+    def _exchange_options(self) -> list[Move]:
+        """One `exchange` per distinct kind left in the hand."""
+        return [("exchange", k) for k in sorted(set(self.hands[self.current]))]
 
-    def _shift_options(self) -> list[Decision]:
+    def _shift_options(self) -> list[Move]:
         """W6: lift a leaf or the next source card, put the lifted card, or end the turn."""
         if self.lifted is not None:
-            return [
-                {
-                    "action": "put",
-                    "x": put.cell[0],
-                    "y": put.cell[1],
-                    "direction": DIRECTION_NAME[put.direction],
-                }
-                for put in self.pending_puts
-            ]
-        end: Decision = {"action": "end_turn"}
+            return [("put", end) for end in self.pending_puts]
         if self.moved == 0:
-            return [
-                *({"action": "lift", "x": x, "y": y} for x, y in self._first_moves()),
-                end,
-            ]
+            return [*(("lift", leaf) for leaf in self._shift_starts().liftable()), END_TURN]
         if self._next_put() is None:
-            return [end]
-        x, y = self.shift_source[0]
-        return [{"action": "lift", "x": x, "y": y}, end]
+            return [END_TURN]
+        return [("lift", self.shift_source[0]), END_TURN]
 
-    def _first_moves(self) -> dict[Pos, list[Put]]:
-        """The leaves that can start a shift with their target cells, cached per board version."""
-        key = self.board.version
-        if self._moves_key != key:
-            self._moves = first_moves(self.board)
-            self._moves_key = key
-        return self._moves
+    def _shift_starts(self) -> ShiftStarts:
+        """The leaves that can start a shift, cached per board."""
+        starts = self._starts
+        if starts is None or starts.board is not self.board or starts.version != self.board.version:
+            starts = self._starts = ShiftStarts(self.board)
+        return starts
 
-    def _next_put(self) -> Pos | None:
+    def _next_put(self) -> Cell | None:
         """The cell the next card of the source line would go to, or None if it cannot move."""
         if not self.shift_source or self.shift_last is None or self.shift_direction is None:
             return None
@@ -300,58 +327,71 @@ class Twirkle(Game):
     # ----- applying a decision -------------------------------------------
     def _apply(self, seat: int, decision: Decision) -> None:
         """Apply one checked decision, then take every step that has no choice."""
+        self._play(move_of(decision))
+
+    def _playout(self, rng: random.Random, limit: int) -> int:
+        """The plain random loop on compact moves: the same lists, so the same choices."""
+        made = 0
+        history = self.history
+        while made < limit and self.phase != "over":
+            move = rng.choice(self._moves())
+            history.append((self.current, decision_of(move)))
+            self._play(move)
+            made += 1
+        return made
+
+    def _play(self, move: Move) -> None:
+        """Apply one legal compact move, then take every step that has no choice."""
         self._step += 1
-        action = decision["action"]
+        action = move[0]
         if action == "pick":
-            self.picked = KIND_OF[decision["card"]]
+            self.picked = move[1]
         elif action == "place":
-            self._place(KIND_OF[decision["card"]], _cell(decision))
-        elif action == "end_placing":
-            self._finish_placing()
+            self._place(move[1], move[2])
         elif action == "exchange":
-            self.hands[seat].remove(KIND_OF[decision["card"]])
-            self.selected.append(KIND_OF[decision["card"]])
+            self.hands[self.current].remove(move[1])
+            self.selected.append(move[1])
             self.turn_action = "exchange"
             self.phase = "exchanging"
-        elif action == "end_exchange":
-            self._finish_exchange()
         elif action == "pass":
             self.turn_action = "pass"
             self.phase = "shifting"
         elif action == "lift":
-            self._lift(_cell(decision))
+            self._lift(move[1])
         elif action == "put":
-            self._put(_cell(decision), DIRECTIONS[decision["direction"]])
-        elif action == "end_turn":
-            self._end_turn()
-        else:  # pragma: no cover - the legal check refuses anything else
-            raise AssertionError(action)
+            self._put(move[1])
+        else:
+            self._finisher(action)()
         self._settle()
+
+    def _finisher(self, action: str) -> Callable[[], None]:
+        """The method of an "end" decision."""
+        if action == "end_placing":
+            return self._finish_placing
+        if action == "end_exchange":
+            return self._finish_exchange
+        assert action == "end_turn", action
+        return self._end_turn
 
     def _settle(self) -> None:
         """Take every step that has only its "end" option left."""
-        finishers = {
-            "end_placing": self._finish_placing,
-            "end_exchange": self._finish_exchange,
-            "end_turn": self._end_turn,
-        }
         while self.phase != "over":
             self._step += 1
-            options = self._legal(self.current)
+            options = self._moves()
             if self.phase == "opening" and not options:
                 self._finish_placing()
-            elif len(options) == 1 and options[0]["action"] in finishers:
-                finishers[options[0]["action"]]()
+            elif len(options) == 1 and options[0] in (END_PLACING, END_EXCHANGE, END_TURN):
+                self._finisher(options[0][0])()
             else:
                 return
 
-    def _place(self, kind: int, cell: Pos) -> None:
+    def _place(self, kind: int, cell: Cell) -> None:
         """Lay the picked hand card on the board as part of this turn's placement."""
         assert kind == self.picked, "the legal check lets only the picked card be placed"
         self.picked = None
         self.hands[self.current].remove(kind)
-        self.board.put(cell, kind)
-        self.placed.append(cell)
+        self.board.place(cell, kind)
+        self.placed_cells.append(cell)
         self.placed_kinds.append(kind)
         self.turn_action = "place"
         if self.phase == "turn":
@@ -360,10 +400,10 @@ class Twirkle(Game):
     def _finish_placing(self) -> None:
         """W2/W4 scoring, refill from the bag, W7's end check, then the shift."""
         if self.phase == "opening":
-            count = len(self.placed)
+            count = len(self.placed_cells)
             points = line_points(count) if count > 1 else count
         else:
-            points = self.board.placement_points(self.placed)
+            points = self.board.placement_points(self.placed_cells)
         self.turn_points = points
         self.scores[self.current] += points
         hand = self.hands[self.current]
@@ -383,34 +423,39 @@ class Twirkle(Game):
             hand.append(self.bag.pop())
         hand.sort()
         contents = sorted(self.bag + self.selected)
-        order = self.chance.shuffled("bag after exchange", [NAMES[k] for k in contents])
-        if sorted(KIND_OF.get(name, -1) for name in order) != contents:
-            raise ReplayMismatch("recorded bag after an exchange has the wrong cards")
-        self.bag = [KIND_OF[name] for name in reversed(order)]
+        if self.chance.simulated:  # nobody replays a simulation: shuffle the kinds themselves
+            self.bag = self.chance.shuffled("bag after exchange", contents)
+            self.bag.reverse()
+        else:
+            order = self.chance.shuffled("bag after exchange", [NAMES[k] for k in contents])
+            if sorted(KIND_OF.get(name, -1) for name in order) != contents:
+                raise ReplayMismatch("recorded bag after an exchange has the wrong cards")
+            self.bag = [KIND_OF[name] for name in reversed(order)]
         self.exchanged = len(self.selected)
         self.selected = []
         self.phase = "shifting"
 
-    def _lift(self, cell: Pos) -> None:
+    def _lift(self, cell: Cell) -> None:
         """W6: take a leaf off the board; the next decision puts it."""
         if self.moved == 0:
-            self.pending_puts = self._first_moves()[cell]
+            self.pending_puts = self._shift_starts().puts(cell)
             self.shift_source = source_line(self.board, cell)[1:]
         else:
             target = self._next_put()
             assert target is not None and self.shift_direction is not None
-            self.pending_puts = [Put(target, self.shift_direction)]
+            self.pending_puts = [end_of(target, self.shift_direction)]
             self.shift_source = self.shift_source[1:]
-        self.lifted = (self.board.lift(cell), cell)
+        self.lifted = (self.board.remove(cell), cell)
 
-    def _put(self, cell: Pos, direction: Pos) -> None:
-        """W6: lay the lifted card at a line end, extending that line along `direction`."""
+    def _put(self, end: int) -> None:
+        """W6: lay the lifted card at a line end, extending that line in the end's direction."""
         assert self.lifted is not None
-        self.board.put(cell, self.lifted[0])
+        cell = end >> 2
+        self.board.place(cell, self.lifted[0])
         self.lifted = None
         self.pending_puts = []
         self.shift_last = cell
-        self.shift_direction = direction
+        self.shift_direction = RANK_STEP[end & 3]
         self.moved += 1
 
     def _record_turn(self) -> None:
@@ -418,7 +463,7 @@ class Twirkle(Game):
         action = self.turn_action or "pass"
         summary: dict[str, Any] = {"action": action, "cards": 0, "points": 0, "shifted": 0}
         if action == "place":
-            summary["cards"] = len(self.placed)
+            summary["cards"] = len(self.placed_cells)
             summary["points"] = self.turn_points
         elif action == "exchange":
             summary["cards"] = self.exchanged
@@ -451,24 +496,66 @@ class Twirkle(Game):
         self.end = {"reason": reason, "first_out": first_out, "adjustments": adjustments}
         self.phase = "over"
 
+    # ----- search support (the sampling itself is in `sampling`) -----------
+    def _copy_state(self, twin: Game) -> None:
+        """Own copies of the hands, the board and every list (the dicts in them never change)."""
+        assert isinstance(twin, Twirkle)
+        twin.hands = [list(hand) for hand in self.hands]
+        twin.bag = list(self.bag)
+        twin.board = self.board.copy()
+        twin.scores = list(self.scores)
+        twin.placed_cells = list(self.placed_cells)
+        twin.placed_kinds = list(self.placed_kinds)
+        twin.selected = list(self.selected)
+        twin.shift_source = list(self.shift_source)
+        twin.pending_puts = list(self.pending_puts)
+        twin.last_turns = list(self.last_turns)
+        twin._starts = None  # it points at this state's board
+
+    def _hidden(self, seat: int) -> dict[str, list[Any]]:
+        """Other hands, the cards set aside in somebody else's exchange, and the bag."""
+        places = {
+            f"hand:{other}": [NAMES[k] for k in hand]
+            for other, hand in enumerate(self.hands)
+            if other != seat
+        }
+        if self.current != seat and self.selected:
+            places["exchange"] = [NAMES[k] for k in self.selected]
+        places["bag"] = [NAMES[k] for k in self.bag]
+        return places
+
+    def _ruled_out(self, seat: int) -> dict[str, list[Any]]:
+        """W2: a start player opening a line of six holds exactly the rest of that line."""
+        return sampling.ruled_out(self._observe(seat))
+
+    @classmethod
+    def _determinize(
+        cls,
+        observation: Mapping[str, Any],
+        seat: int,
+        players: int,
+        variant: dict[str, Any],
+        rng: random.Random,
+    ) -> Game:
+        """The public state from the observation, the hidden cards dealt by `sampling`."""
+        state = cls.blank(players, variant, rng.getrandbits(64))
+        assert isinstance(state, Twirkle)
+        sampling.restore(state, observation, rng)
+        return state
+
     # ----- views and results ---------------------------------------------
     def _observe(self, seat: int) -> dict[str, Any]:
         """Own hand, the whole board, counts for everything hidden."""
-        board = self.board.cells
         mover = self.current
         shift: dict[str, Any] | None = None
         if self.phase == "shifting" and (self.moved or self.lifted):
             shift = {
-                "source": [[x, y] for x, y in self.shift_source],
+                "source": [list(decode(cell)) for cell in self.shift_source],
                 "direction": (
-                    DIRECTION_NAME[self.shift_direction] if self.shift_direction else None
+                    STEP_NAME[self.shift_direction] if self.shift_direction is not None else None
                 ),
                 "moved": self.moved,
-                "lifted": (
-                    {"card": NAMES[self.lifted[0]], "x": self.lifted[1][0], "y": self.lifted[1][1]}
-                    if self.lifted
-                    else None
-                ),
+                "lifted": self._lifted_view(),
             }
         return {
             "seat": seat,
@@ -483,18 +570,15 @@ class Twirkle(Game):
                 [NAMES[k] for k in sorted(self.selected)] if seat == mover else []
             ),
             "exchange_count": len(self.selected),
-            "board": [
-                {"x": x, "y": y, "card": NAMES[board[(x, y)]]}
-                for x, y in sorted(board, key=lambda p: (p[1], p[0]))
-            ],
+            "board": [{"x": x, "y": y, "card": NAMES[k]} for x, y, k in self.board.laid_out()],
             "placed": [
-                {"x": x, "y": y, "card": NAMES[kind]}
-                for (x, y), kind in zip(self.placed, self.placed_kinds, strict=True)
+                _card_view(cell, kind)
+                for cell, kind in zip(self.placed_cells, self.placed_kinds, strict=True)
             ],
             "placement_points": (
                 self.turn_points
                 if self.phase != "placing"
-                else self.board.placement_points(self.placed)
+                else self.board.placement_points(self.placed_cells)
             ),
             "shift": shift,
             "bag": len(self.bag),
@@ -510,6 +594,12 @@ class Twirkle(Game):
             "end": dict(self.end) if self.end else None,
         }
 
+    def _lifted_view(self) -> dict[str, Any] | None:
+        """The card in the air during a shift, as the observation shows it."""
+        if self.lifted is None:
+            return None
+        return _card_view(self.lifted[1], self.lifted[0])
+
     def _is_over(self) -> bool:
         """True once W7's end (or the idle guard) was reached."""
         return self.phase == "over"
@@ -520,24 +610,14 @@ class Twirkle(Game):
 
     def describe(self, seat: int, decision: Decision) -> str:
         """One human line, e.g. 'seat 1 places red-star at (2, 0)'."""
-        action = decision.get("action")
-        if action == "pick":
-            return f"seat {seat} picks {decision['card']} to place"
-        if action == "place":
-            return f"seat {seat} places {decision['card']} at ({decision['x']}, {decision['y']})"
-        if action == "exchange":
-            return f"seat {seat} puts {decision['card']} aside to exchange"
-        if action == "lift":
-            return f"seat {seat} lifts the card at ({decision['x']}, {decision['y']})"
-        if action == "put":
-            return (
-                f"seat {seat} puts it at ({decision['x']}, {decision['y']}),"
-                f" extending a line {decision['direction']}"
-            )
-        words = {
-            "end_placing": "ends placing",
-            "end_exchange": "ends the exchange",
-            "pass": "passes",
-            "end_turn": "ends the turn",
-        }
-        return f"seat {seat} {words.get(str(action), str(action))}"
+        return describe(seat, decision)
+
+
+def _card_view(cell: Cell, kind: int) -> dict[str, Any]:
+    """A card on a cell as observations show it: ``{"x", "y", "card"}``."""
+    x, y = decode(cell)
+    return {"x": x, "y": y, "card": NAMES[kind]}
+
+
+# Imported last: `sampling` needs the Twirkle class for its types only.
+from arena.games.twirkle import sampling  # noqa: E402

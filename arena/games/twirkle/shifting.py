@@ -9,98 +9,137 @@ after every single move all lines must stay valid and the layout connected.
 Lifting a leaf never disconnects the layout and never breaks a line (it only
 shortens the one line it ends), and a card put next to a line's end touches
 the layout; so the only check left per move is the two lines through the
-target cell, which `Board.compute_mask` answers. The first move of a shift
-offers every leaf and every line end; the following moves are fixed (the next
-card of the source line to the next cell beyond the target line).
+target cell, which the board's masks answer. The first move of a shift offers
+every leaf with a put and every line end; the following moves are fixed (the
+next card of the source line to the next cell beyond the target line).
+
+Cells are the board's integers and a put is a line end (`board.end_of`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from arena.games.twirkle.board import Board, LineEnd, Pos
+from arena.games.twirkle.board import STEPS, WIDTH, Board, Cell, end_of
 
 
-@dataclass(frozen=True)
-class Put:
-    """Where a lifted card may go: `cell`, extending a line along `direction`."""
+class ShiftStarts:
+    """Which leaves can start a shift, and where each may go, for one board version.
 
-    cell: Pos
-    direction: Pos
+    Line ends are indexed by the kinds their cell accepts. Lifting a leaf changes
+    the masks of only a few cells (its neighbours and the cell beyond the far end
+    of its line), and the two ends of its own line are among them; so a leaf's
+    puts are the indexed ends of its kind away from those cells, plus those cells'
+    ends checked with the leaf taken away.
+    """
+
+    def __init__(self, board: Board):
+        """Index the line ends of `board` by the kinds of its leaves they accept."""
+        self.board = board
+        self.version = board.version
+        grid = board.grid
+        leaf_kinds = 0
+        for leaf in board.leaf_cells:
+            leaf_kinds |= 1 << grid[leaf]
+        by_kind: dict[int, list[int]] = {}
+        masks = board.masks
+        for end in board.ends:
+            cell = end >> 2
+            mask = masks.get(cell)
+            if mask is None:
+                mask = board.mask_at(cell)
+            mask &= leaf_kinds
+            while mask:
+                low = mask & -mask
+                by_kind.setdefault(low.bit_length() - 1, []).append(end)
+                mask ^= low
+        self.by_kind = by_kind
+        self.end_cells = {end >> 2 for end in board.ends}
+        self._liftable: list[Cell] | None = None
+
+    def liftable(self) -> list[Cell]:
+        """The leaves that have at least one put, sorted by (y, x)."""
+        if self._liftable is None:
+            self._liftable = [leaf for leaf in sorted(self.board.leaf_cells) if self._has_put(leaf)]
+        return self._liftable
+
+    def puts(self, leaf: Cell) -> list[int]:
+        """Every line end the card on `leaf` may go to, sorted (cell, then direction)."""
+        kind = self.board.grid[leaf]
+        step, far = self._line_of(leaf)
+        found = [end for end in self.by_kind.get(kind, ()) if not _is_affected(end >> 2, leaf, far)]
+        found += self._near_puts(leaf, kind, step, far, stop_at_first=False)
+        return sorted(found)
+
+    def _has_put(self, leaf: Cell) -> bool:
+        """True when the card on `leaf` has somewhere to go."""
+        kind = self.board.grid[leaf]
+        step, far = self._line_of(leaf)
+        near = _NEIGHBOUR_OFFSETS
+        for end in self.by_kind.get(kind, ()):
+            cell = end >> 2
+            if cell != far and cell - leaf not in near:  # `_is_affected`, inlined: hot
+                return True
+        return bool(self._near_puts(leaf, kind, step, far, stop_at_first=True))
+
+    def _line_of(self, leaf: Cell) -> tuple[int, Cell]:
+        """The step from `leaf` into its line, and the empty cell beyond the line's far end."""
+        board = self.board
+        grid = board.grid
+        for step in STEPS:
+            if leaf + step in grid:
+                return step, board.beyond(leaf, step)
+        raise AssertionError("a leaf touches a card")
+
+    def _near_puts(
+        self, leaf: Cell, kind: int, step: int, far: Cell, stop_at_first: bool
+    ) -> list[int]:
+        """The puts on the affected cells, checked with the leaf taken away.
+
+        A cached mask is a quick yes: taking a card away never narrows a mask.
+        """
+        board = self.board
+        ends, masks = board.ends, board.masks
+        own_line = (end_of(leaf - step, -step), end_of(far, step))
+        found = []
+        for cell in (leaf + 1, leaf - 1, leaf + WIDTH, leaf - WIDTH, far):
+            if cell not in self.end_cells or cell == leaf + step:
+                continue  # no line ends there (or it is the card the leaf touches)
+            here = [e for e in range(4 * cell, 4 * cell + 4) if e in ends and e not in own_line]
+            if not here:
+                continue
+            if masks.get(cell, 0) >> kind & 1 or board.mask_without(cell, leaf) >> kind & 1:
+                found += here
+                if stop_at_first:
+                    break
+        return found
 
 
-def _masked_without(board: Board, lifted: Pos, cell: Pos) -> int:
-    """The mask of `cell` on the board with the card at `lifted` taken away (restored after)."""
-    kind = board.cells.pop(lifted)
-    try:
-        return board.compute_mask(cell)
-    finally:
-        board.cells[lifted] = kind
+def _is_affected(cell: Cell, leaf: Cell, far: Cell) -> bool:
+    """True for the cells whose masks lifting `leaf` changes (its neighbours, `far`)."""
+    return cell == far or (cell - leaf) in _NEIGHBOUR_OFFSETS
 
 
-def source_line(board: Board, leaf: Pos) -> list[Pos]:
+_NEIGHBOUR_OFFSETS = frozenset(STEPS)
+
+
+def source_line(board: Board, leaf: Cell) -> list[Cell]:
     """The cards of the line that `leaf` ends, starting with `leaf` (it must be a leaf)."""
-    x, y = leaf
-    for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        if (x + dx, y + dy) in board.cells:
-            return [leaf, *board.walk(leaf, (dx, dy))]
+    grid = board.grid
+    for step in STEPS:
+        if leaf + step in grid:
+            return [leaf, *board.cells_along(leaf, step)]
     raise AssertionError(f"{leaf} touches no card")
 
 
-def first_moves(board: Board) -> dict[Pos, list[Put]]:
-    """Every leaf that can start a shift, with the cells it may be put on (sorted).
-
-    Line ends are indexed by the kinds their cell accepts and by cell, so each
-    leaf looks only at the ends that take its kind, plus the few cells whose
-    lines run through the leaf itself (lifting it may open those to more kinds).
-    """
-    result: dict[Pos, list[Put]] = {}
-    ends = board.line_ends()
-    by_kind: dict[int, list[LineEnd]] = {}
-    by_cell: dict[Pos, list[LineEnd]] = {}
-    for end in ends:
-        by_cell.setdefault(end.cell, []).append(end)
-        mask = board.mask(end.cell)
-        while mask:
-            low = mask & -mask
-            by_kind.setdefault(low.bit_length() - 1, []).append(end)
-            mask ^= low
-    for leaf in board.leaves():
-        kind = board.cells[leaf]
-        line = source_line(board, leaf)
-        step = (line[1][0] - leaf[0], line[1][1] - leaf[1])
-        axis = (abs(step[0]), abs(step[1]))
-        source_id = board.line_id(leaf, axis)
-        # Cells whose lines run through the leaf: its neighbours, and the cell
-        # beyond the far end of its line. Only their masks change when it is lifted.
-        x, y = leaf
-        affected = {(x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1), board.beyond(leaf, step)}
-        puts = [
-            Put(end.cell, end.direction)
-            for end in by_kind.get(kind, [])
-            if end.line != source_id and end.cell not in affected
-        ]
-        for cell in affected:
-            for end in by_cell.get(cell, []):
-                if end.line != source_id and _masked_without(board, leaf, cell) >> kind & 1:
-                    puts.append(Put(end.cell, end.direction))
-        if puts:  # W6: the target is a different line (source_id excluded above)
-            puts.sort(key=lambda p: (p.cell[1], p.cell[0], p.direction))
-            result[leaf] = puts
-    return result
-
-
-def next_move(board: Board, card: Pos, last: Pos, direction: Pos) -> Pos | None:
+def next_move(board: Board, card: Cell, last: Cell, step: int) -> Cell | None:
     """The cell for the next source card `card` after a card was put on `last`, if legal.
 
     The card must still be a leaf, must not belong to the target line, and the
     next cell beyond the target line must accept it.
     """
-    if card not in board.cells or board.degree(card) != 1:
+    grid = board.grid
+    if card not in grid or board.degrees[card] != 1:
         return None
-    axis = (abs(direction[0]), abs(direction[1]))
-    if card in board.run(last, axis):
+    if card in board.run_cells(last, step):
         return None
-    cell = board.beyond(last, direction)
-    mask = _masked_without(board, card, cell)
-    return cell if mask >> board.cells[card] & 1 else None
+    cell = board.beyond(last, step)
+    return cell if board.mask_without(cell, card) >> grid[card] & 1 else None
