@@ -1,4 +1,5 @@
-"""LEYLO cards: the default deck as one data table (ruling L1), card values and lines.
+"""LEYLO's fixed facts: the default deck as one data table (ruling L1), card values,
+the grid's lines, and the phases and limits of a round.
 
 The referee works with small integer codes for speed; bots and replays only
 ever see the card names of the table (``"7"``, ``"joker-red"``, ``"action"``).
@@ -7,9 +8,20 @@ ever see the card names of the table (``"7"``, ``"joker-red"``, ``"action"``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import compress
 
 #: Code of a cleared (empty) cell of a grid.
 EMPTY = -1
+#: Cells of a grid, and all of them in ascending order.
+CELLS = 16
+ALL_CELLS = range(CELLS)
+
+#: Phases of a round; the observation's "phase" says which one asks the seats now.
+FLIP, TURN, PLACE, CLEAR, CLAIM, OVER = "flip", "turn", "place", "clear", "claim", "over"
+#: Cards every player turns up before the first turn (L2).
+OPENING_FLIPS = 2
+#: L10: a round also ends after this many turns per player (unless its final lap runs).
+TURNS_PER_PLAYER = 60
 
 #: The default deck (ruling L1): one row per kind of card as (name, colour, copies).
 #: The row index is the card's code: 0..11 are the number cards, whose value is
@@ -82,6 +94,60 @@ def card_value(code: int, players: int) -> int:
     return SPECIAL_VALUE
 
 
+#: The cells of every line, in the order of LINES.
+LINE_CELLS: tuple[tuple[int, int, int, int], ...] = tuple(cells for _, _, cells in LINES)
+
+#: The bit of every cell in a face-up mask (bit c set: cell c is face up).
+BITS: tuple[int, ...] = tuple(1 << cell for cell in ALL_CELLS)
+#: The face-up mask of a grid with every cell face up.
+ALL_UP = (1 << CELLS) - 1
+
+
+def up_mask(up: Sequence[bool]) -> int:
+    """The face-up mask of a grid.
+
+    >>> up_mask([True, False, True] + [False] * 13)
+    5
+    """
+    return sum(compress(BITS, up))
+
+
+class _LinesByMask(dict[int, tuple[int, ...]]):
+    """Indexes into LINES of the lines whose four cells are face up, by face-up mask.
+
+    Filled on demand (at most 65,536 masks), so that a lookup is one dict access,
+    what a random playout does after every turn; a new mask costs three small-table
+    lookups (two rows at a time, then the columns).
+
+    >>> FULL_LINES[0b1111], FULL_LINES[0b0001_0001_0001_0001 | 0b0100_0100_0100_0100]
+    ((0,), (4, 6))
+    """
+
+    def __missing__(self, mask: int) -> tuple[int, ...]:
+        columns = mask & mask >> 4 & mask >> 8 & mask >> 12 & 0xF  # bit c: column c is up
+        lines = _ROWS_UP[mask & 0xFF] + _ROWS_UP_BELOW[mask >> 8] + _COLUMNS_UP[columns]
+        self[mask] = lines
+        return lines
+
+
+def _full_rows(byte: int, first: int) -> tuple[int, ...]:
+    """Rows `first` and `first` + 1 whose cells are all up in `byte` (their 8 bits)."""
+    return tuple(first + half for half in (0, 1) if byte >> 4 * half & 0xF == 0xF)
+
+
+_ROWS_UP = tuple(_full_rows(byte, 0) for byte in range(256))
+_ROWS_UP_BELOW = tuple(_full_rows(byte, 2) for byte in range(256))
+_COLUMNS_UP = tuple(tuple(4 + c for c in range(4) if bits >> c & 1) for bits in range(16))
+FULL_LINES = _LinesByMask()
+
+
+#: Which cards may share a line, by code: the colour (0-2) of a number card or joker,
+#: 3 for the action card. Cards of different groups never form a line.
+_LINE_GROUP: tuple[int, ...] = tuple(
+    3 if colour is None else ("green", "yellow", "red").index(colour) for _, colour, _ in DECK_TABLE
+)
+
+
 def is_line(codes: Sequence[int]) -> bool:
     """True when four face-up cards are equal (L4): one value, or action cards only.
 
@@ -94,11 +160,27 @@ def is_line(codes: Sequence[int]) -> bool:
     """
     if EMPTY in codes:
         return False
-    if ACTION in codes:
-        return all(code == ACTION for code in codes)
+    group = _LINE_GROUP[codes[0]]
+    if any(_LINE_GROUP[code] != group for code in codes):  # also tells actions from jokers
+        return False
     numbers = {code for code in codes if code < JOKER_GREEN}
-    colours = {COLOURS[code] for code in codes}
-    return len(numbers) <= 1 and len(colours) == 1
+    return len(numbers) <= 1  # jokers fill in the one number of their colour
+
+
+def shows_action(cards: list[int], up: list[bool]) -> bool:
+    """True when a grid has a face-up action card (who may claim, L5).
+
+    >>> shows_action([ACTION, ACTION] + [0] * 14, [False, True] + [False] * 14)
+    True
+    """
+    if ACTION not in cards:  # the usual case, settled by one scan in C
+        return False
+    cell = -1
+    for _ in range(cards.count(ACTION)):
+        cell = cards.index(ACTION, cell + 1)
+        if up[cell]:
+            return True
+    return False
 
 
 def codes_from_names(names: Sequence[str]) -> list[int]:

@@ -12,31 +12,59 @@ Version history: 1 - first version.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from itertools import chain, compress, repeat
 from typing import Any
 
 from arena.games.base import Decision, Game, GameSpec, ReplayMismatch, VariantOption
 from arena.games.leylo.cards import (
     ACTION,
     ADJACENT,
+    ALL_CELLS,
+    CELLS,
+    CLAIM,
+    CLEAR,
     EMPTY,
+    FLIP,
+    FULL_LINES,
     JOKERS,
+    LINE_CELLS,
     LINES,
     NAMES,
+    OPENING_FLIPS,
+    OVER,
+    PLACE,
+    TURN,
+    TURNS_PER_PLAYER,
     card_value,
     codes_from_names,
     full_deck,
     is_line,
+    shows_action,
+    up_mask,
 )
+from arena.games.leylo.draws import shuffle
+from arena.games.leylo.playout import random_playout
+from arena.games.leylo.search import fill_from_observation, hidden_places, ruled_out_places
 
-#: Phases of a round; the observation's "phase" says which one asks the seats now.
-FLIP, TURN, PLACE, CLEAR, CLAIM, OVER = "flip", "turn", "place", "clear", "claim", "over"
-#: Cards every player turns up before the first turn (L2).
-OPENING_FLIPS = 2
-#: L10: a round also ends after this many turns per player (unless its final lap runs).
-TURNS_PER_PLAYER = 60
-#: Cells of a grid.
-CELLS = 16
+#: The deck's codes, sorted (what a replayed deal must hold).
+SORTED_DECK: list[int] = sorted(full_deck())
+#: Points of every card code (L6) with more than 2 players ([False]) and with 2 ([True]);
+#: an EMPTY cell (-1, the last index) counts 0.
+POINTS = tuple((*map(card_value, range(len(NAMES)), repeat(players)), 0) for players in (3, 2))
+#: By player count and next mover: who is offered a claim, in order (L5). Priority runs
+#: clockwise from the seat after the next mover; the player who just moved is last.
+CLAIM_ORDER: dict[int, list[tuple[int, ...]]] = {
+    n: [tuple((first + k) % n for k in range(1, n - 1)) for first in range(n)] for n in range(2, 7)
+}
+#: What a grid cell shows in an observation, by code when face up (EMPTY, -1, is "empty").
+SHOWN: tuple[str, ...] = (*NAMES, "empty")
+#: The draw decisions of a turn (L3), by (pile not empty, discard not empty), in legal order.
+DRAW_SOURCES: dict[tuple[bool, bool], tuple[str, ...]] = {
+    (pile, discard): ("pile",) * pile + ("discard",) * discard
+    for pile in (False, True)
+    for discard in (False, True)
+}
 
 
 def _max_decisions() -> int:
@@ -105,33 +133,26 @@ class Leylo(Game):
         n = self.players
         self.round_no += 1
         self.dealer = (self.round_no - 1) % n
-        names = [NAMES[code] for code in full_deck()]
+
+        drawn: list[list[int]] = []  # the order `make` shuffled, unless the deal is replayed
 
         def make(rng: random.Random) -> dict[str, Any]:
-            order = list(names)
-            rng.shuffle(order)
+            order = full_deck()
+            shuffle(rng, order)  # the permutation a shuffle of the names would give
+            drawn.append(order)
+            names = [NAMES[code] for code in order]
             return {
-                "grids": [order[CELLS * s : CELLS * (s + 1)] for s in range(n)],
-                "discard": order[CELLS * n],
-                "draw_pile": order[CELLS * n + 1 :],
+                "grids": [names[CELLS * s : CELLS * (s + 1)] for s in range(n)],
+                "discard": names[CELLS * n],
+                "draw_pile": names[CELLS * n + 1 :],
             }
 
         deal = self.chance.draw("deal", make)
-        try:
-            grids = [codes_from_names(grid) for grid in deal["grids"]]
-            discard = codes_from_names([deal["discard"]])
-            pile = codes_from_names(deal["draw_pile"])
-        except (KeyError, TypeError, ValueError) as error:
-            raise ReplayMismatch(f"malformed LEYLO deal: {error}") from None
-        dealt = [code for grid in grids for code in grid] + discard + pile
-        if len(grids) != n or any(len(g) != CELLS for g in grids):
-            raise ReplayMismatch("a LEYLO deal must give every player 16 cards")
-        if sorted(dealt) != full_deck():
-            raise ReplayMismatch("a LEYLO deal must use the whole deck once")
-        self.cards = grids
+        order = drawn[0] if drawn else self._replayed_deal(deal)
+        self.cards = [order[CELLS * s : CELLS * (s + 1)] for s in range(n)]
         self.up = [[False] * CELLS for _ in range(n)]
-        self.discard = discard
-        self.pile = pile[::-1]  # top of the pile is the last element
+        self.discard = [order[CELLS * n]]
+        self.pile = order[: CELLS * n : -1]  # top of the pile is the last element
         self.pile_known = False
         self.phase = FLIP
         self.flips = [0] * n
@@ -145,6 +166,20 @@ class Leylo(Game):
         self.actor = self.claimant = self.next_seat = self.dealer
         self.clear_context = "turn"
         self.claim_queue = []
+
+    def _replayed_deal(self, deal: Any) -> list[int]:
+        """The codes of a recorded deal (grids, discard, pile top first), checked."""
+        try:
+            grids = [codes_from_names(grid) for grid in deal["grids"]]
+            order = [*chain.from_iterable(grids), *codes_from_names([deal["discard"]])]
+            order += codes_from_names(deal["draw_pile"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise ReplayMismatch(f"malformed LEYLO deal: {error}") from None
+        if len(grids) != self.players or any(len(grid) != CELLS for grid in grids):
+            raise ReplayMismatch("a LEYLO deal must give every player 16 cards")
+        if sorted(order) != SORTED_DECK:
+            raise ReplayMismatch("a LEYLO deal must use the whole deck once")
+        return order
 
     def _choose_start(self) -> int:
         """L2: highest visible sum starts; ties go to the first from the dealer's left."""
@@ -172,7 +207,7 @@ class Leylo(Game):
 
     def _after_action(self, seat: int, context: str) -> None:
         """Offer line clearing to `seat` if it has a complete line, else go on (L4)."""
-        if self._complete_lines(seat):
+        if self._has_line(seat):
             self.phase = CLEAR
             self.actor = seat
             self.clear_context = context
@@ -204,18 +239,15 @@ class Leylo(Game):
                 self._end_round()
                 return
         self.next_seat = (cur + 1) % n
-        # Priority runs clockwise from the seat after the next mover; the mover is last.
-        self.claim_queue = [(self.next_seat + k) % n for k in range(1, n - 1)]
+        self.claim_queue = list(CLAIM_ORDER[n][self.next_seat])
         self._offer_claim()
 
     def _offer_claim(self) -> None:
         """Ask the next eligible seat of the queue about a claim, or start the next turn."""
-        while self.claim_queue:
-            seat = self.claim_queue.pop(0)
-            if any(
-                code == ACTION and up
-                for code, up in zip(self.cards[seat], self.up[seat], strict=True)
-            ):
+        queue = self.claim_queue
+        while queue:
+            seat = queue.pop(0)
+            if shows_action(self.cards[seat], self.up[seat]):
                 self.phase = CLAIM
                 self.claimant = seat
                 return
@@ -256,28 +288,59 @@ class Leylo(Game):
     # ----- helpers ------------------------------------------------------
     def _points(self, seat: int, face_up_only: bool) -> int:
         """Sum of the card values in a grid (L6), optionally of face-up cards only."""
-        return sum(
-            card_value(code, self.players)
-            for code, up in zip(self.cards[seat], self.up[seat], strict=True)
-            if code != EMPTY and (up or not face_up_only)
-        )
+        values = POINTS[self.players == 2]
+        cards = self.cards[seat]
+        counted = compress(cards, self.up[seat]) if face_up_only else cards
+        return sum(map(values.__getitem__, counted))
 
     def _face_down(self, seat: int) -> int:
-        """Number of face-down cards in a grid."""
-        return sum(
-            1
-            for code, up in zip(self.cards[seat], self.up[seat], strict=True)
-            if code != EMPTY and not up
-        )
+        """Number of face-down cards in a grid (an empty cell is never face up)."""
+        return self.up[seat].count(False) - self.cards[seat].count(EMPTY)
+
+    def _line_indexes(self, seat: int) -> list[int]:
+        """Indexes into LINES of the lines that may be cleared now (L4), rows first."""
+        cards = self.cards[seat]
+        return [
+            index
+            for index in FULL_LINES[up_mask(self.up[seat])]
+            if is_line([cards[cell] for cell in LINE_CELLS[index]])
+        ]
+
+    def _has_line(self, seat: int) -> bool:
+        """True when the grid holds a line that may be cleared now."""
+        return bool(self._line_indexes(seat))
 
     def _complete_lines(self, seat: int) -> list[tuple[str, int, tuple[int, int, int, int]]]:
         """The lines of a grid that may be cleared now (L4), rows first."""
+        return [LINES[index] for index in self._line_indexes(seat)]
+
+    def _swap_pairs(self, seat: int) -> Sequence[tuple[int, int]]:
+        """The adjacent pairs of non-empty cells a turn may swap (L3), ascending."""
+        cards = self.cards[seat]
+        if EMPTY not in cards:
+            return ADJACENT
+        return [(a, b) for a, b in ADJACENT if cards[a] != EMPTY and cards[b] != EMPTY]
+
+    def _filled_cells(self, seat: int) -> Sequence[int]:
+        """The non-empty cells of a grid, ascending."""
+        cards = self.cards[seat]
+        if EMPTY not in cards:
+            return ALL_CELLS
+        return [cell for cell in ALL_CELLS if cards[cell] != EMPTY]
+
+    def _face_down_cells(self, seat: int) -> list[int]:
+        """The face-down cells of a grid, ascending (an empty cell is never face up)."""
         cards, up = self.cards[seat], self.up[seat]
-        return [
-            line
-            for line in LINES
-            if all(up[c] for c in line[2]) and is_line([cards[c] for c in line[2]])
-        ]
+        return [cell for cell in ALL_CELLS if not up[cell] and cards[cell] != EMPTY]
+
+    def _claim_cells(self, seat: int) -> list[int]:
+        """The cells of the face-up action cards a claim may exchange (L5, R8), ascending."""
+        cards, up = self.cards[seat], self.up[seat]
+        return [cell for cell in ALL_CELLS if cards[cell] == ACTION and up[cell]]
+
+    def _draw_sources(self) -> tuple[str, ...]:
+        """The piles a turn may draw from (L3, L9), in legal order."""
+        return DRAW_SOURCES[bool(self.pile), bool(self.discard)]
 
     # ----- hooks ----------------------------------------------------------
     def _to_move(self) -> list[int]:
@@ -292,26 +355,17 @@ class Leylo(Game):
 
     def _legal(self, seat: int) -> list[Decision]:
         """The decisions of the phase, in a fixed order (see the rules page)."""
-        cards, up = self.cards[seat], self.up[seat]
         if self.phase == FLIP:
-            return [{"action": "flip", "cell": i} for i in range(CELLS) if not up[i]]
+            return [{"action": "flip", "cell": i} for i in self._face_down_cells(seat)]
         if self.phase == TURN:
-            legal: list[Decision] = []
-            if self.pile:
-                legal.append({"action": "draw", "source": "pile"})
-            if self.discard:
-                legal.append({"action": "draw", "source": "discard"})
-            legal.extend(
-                {"action": "swap", "cells": [a, b]}
-                for a, b in ADJACENT
-                if cards[a] != EMPTY and cards[b] != EMPTY
-            )
+            legal: list[Decision] = [
+                {"action": "draw", "source": source} for source in self._draw_sources()
+            ]
+            legal.extend({"action": "swap", "cells": [a, b]} for a, b in self._swap_pairs(seat))
             return legal
         if self.phase == PLACE:
-            return [{"action": "replace", "cell": i} for i in range(CELLS) if cards[i] != EMPTY] + [
-                {"action": "discard", "reveal": i}
-                for i in range(CELLS)
-                if cards[i] != EMPTY and not up[i]
+            return [{"action": "replace", "cell": i} for i in self._filled_cells(seat)] + [
+                {"action": "discard", "reveal": i} for i in self._face_down_cells(seat)
             ]
         if self.phase == CLEAR:
             lines: list[Decision] = [
@@ -319,9 +373,7 @@ class Leylo(Game):
             ]
             return [*lines, {"action": "keep"}]
         # CLAIM
-        claims: list[Decision] = [
-            {"action": "claim", "cell": i} for i in range(CELLS) if cards[i] == ACTION and up[i]
-        ]
+        claims: list[Decision] = [{"action": "claim", "cell": i} for i in self._claim_cells(seat)]
         return [*claims, {"action": "pass"}]
 
     def _apply(self, seat: int, decision: Decision) -> None:
@@ -335,25 +387,16 @@ class Leylo(Game):
                 self.start_seat = self._choose_start()
                 self._begin_turn(self.start_seat)
         elif action == "draw":
-            self.held_source = decision["source"]
-            self.held = self.pile.pop() if self.held_source == "pile" else self.discard.pop()
-            self.phase = PLACE
+            self._draw(decision["source"])
         elif action == "swap":
             a, b = decision["cells"]
-            cards[a], cards[b] = cards[b], cards[a]
-            up[a], up[b] = up[b], up[a]
+            self._swap(seat, a, b)
             self._after_action(seat, "turn")
-        elif action in ("replace", "discard"):
-            assert self.held is not None
-            if action == "replace":
-                cell = decision["cell"]
-                self.discard.append(cards[cell])
-                cards[cell] = self.held
-            else:
-                cell = decision["reveal"]
-                self.discard.append(self.held)
-            up[cell] = True
-            self.held = self.held_source = None
+        elif action == "replace":
+            self._place(seat, decision["cell"], replace=True)
+            self._after_action(seat, "turn")
+        elif action == "discard":
+            self._place(seat, decision["reveal"], replace=False)
             self._after_action(seat, "turn")
         elif action == "clear":
             kind = "row" if "row" in decision else "column"
@@ -364,18 +407,48 @@ class Leylo(Game):
             for c in line[2]:
                 cards[c] = EMPTY
                 up[c] = False
-            if not self._complete_lines(seat):
+            if not self._has_line(seat):
                 self._go_on(self.clear_context)
         elif action == "keep":
             self._go_on(self.clear_context)
         elif action == "claim":
-            cell = decision["cell"]
-            cards[cell] = self.discard.pop()
-            self.discard.append(ACTION)
-            self.claim_queue = []
+            self._claim(seat, decision["cell"])
             self._after_action(seat, "claim")
         else:  # pass
             self._offer_claim()
+
+    # The parts of a turn (L3); the caller goes on with `_after_action`.
+    def _swap(self, seat: int, a: int, b: int) -> None:
+        """Swap two cells with their face states."""
+        cards, up = self.cards[seat], self.up[seat]
+        cards[a], cards[b] = cards[b], cards[a]
+        up[a], up[b] = up[b], up[a]
+
+    def _draw(self, source: str) -> None:
+        """Take the top card of the draw pile or the discard pile into the hand."""
+        self.held_source = source
+        self.held = self.pile.pop() if source == "pile" else self.discard.pop()
+        self.phase = PLACE
+
+    def _place(self, seat: int, cell: int, replace: bool) -> None:
+        """Put the held card into `cell` (its card is discarded), or discard it and turn
+        `cell` up; either way `cell` ends face up."""
+        assert self.held is not None
+        cards = self.cards[seat]
+        if replace:
+            self.discard.append(cards[cell])
+            cards[cell] = self.held
+        else:
+            self.discard.append(self.held)
+        self.up[seat][cell] = True
+        self.held = self.held_source = None
+
+    def _claim(self, seat: int, cell: int) -> None:
+        """Take the top discard into the face-up action card's `cell`, which goes onto the
+        discard pile; that closes the gap (L5). The caller goes on with `_after_action`."""
+        self.cards[seat][cell] = self.discard.pop()
+        self.discard.append(ACTION)
+        self.claim_queue = []
 
     def _is_over(self) -> bool:
         """True after the last round was scored."""
@@ -385,6 +458,46 @@ class Leylo(Game):
         """Total points of every seat (lowest wins)."""
         return list(self.totals)
 
+    # ----- search support ---------------------------------------------
+    def _copy_state(self, twin: Game) -> None:
+        """Give the twin its own lists (results are never changed once written: shared)."""
+        assert isinstance(twin, Leylo)
+        twin.totals = list(self.totals)
+        twin.results = list(self.results)
+        twin.cards = [list(grid) for grid in self.cards]
+        twin.up = [list(grid) for grid in self.up]
+        twin.pile = list(self.pile)
+        twin.discard = list(self.discard)
+        twin.flips = list(self.flips)
+        twin.claim_queue = list(self.claim_queue)
+
+    def _playout(self, rng: random.Random, limit: int) -> int:
+        """The plain random loop without building legal lists (playout.py)."""
+        return random_playout(self, rng, limit)
+
+    @classmethod
+    def _determinize(
+        cls,
+        observation: Mapping[str, Any],
+        seat: int,
+        players: int,
+        variant: dict[str, Any],
+        rng: random.Random,
+    ) -> Game:
+        """A state built from the observation, the unseen cards dealt at random (search.py)."""
+        state = cls.blank(players, variant, rng.getrandbits(64))
+        assert isinstance(state, Leylo)
+        fill_from_observation(state, observation, rng)
+        return state
+
+    def _hidden(self, seat: int) -> dict[str, list[Any]]:
+        """Every face-down cell, a card drawn by another seat, and the draw pile."""
+        return hidden_places(self, seat)
+
+    def _ruled_out(self, seat: int) -> dict[str, list[Any]]:
+        """What a public pile (after a reshuffle) rules out of the cells and the pile."""
+        return ruled_out_places(self, seat)
+
     # ----- observation ------------------------------------------------
     def _observe(self, seat: int) -> dict[str, Any]:
         """What `seat` knows (L11): face-up cards, the discard pile, counts; no face-down card."""
@@ -392,19 +505,6 @@ class Leylo(Game):
         in_gap = self.phase == CLAIM or (self.phase == CLEAR and self.clear_context == "claim")
         in_turn = self.phase in (TURN, PLACE, CLEAR) and not in_gap
         gap = {"after": self.current, "before": self.next_seat} if in_gap else None
-        holding: dict[str, Any] | None = None
-        pile_known: list[str] | None = None
-        if self.pile_known:
-            known = list(self.pile)
-            if self.held is not None and self.held_source == "pile" and seat != self.current:
-                known.append(self.held)  # the others do not know which pile card was drawn
-            pile_known = [NAMES[c] for c in sorted(known)]
-        if self.held is not None and self.held_source is not None:
-            shown = seat == self.current or self.held_source == "discard"
-            holding = {
-                "source": self.held_source,
-                "card": NAMES[self.held] if shown else "hidden",
-            }
         return {
             "seat": seat,
             "players": n,
@@ -421,21 +521,38 @@ class Leylo(Game):
             "ender": self.ender,
             "final_turns_left": self.final_left if self.ender is not None else None,
             "action_card_value": card_value(ACTION, n),
-            "grids": [
-                [
-                    "empty" if code == EMPTY else NAMES[code] if up else "hidden"
-                    for code, up in zip(self.cards[s], self.up[s], strict=True)
-                ]
-                for s in range(n)
-            ],
+            "grids": [self._grid_view(s) for s in range(n)],
             "face_down": [self._face_down(s) for s in range(n)],
-            "discard": [NAMES[c] for c in self.discard],
+            "discard": list(map(NAMES.__getitem__, self.discard)),
             "draw_pile_size": len(self.pile),
-            "draw_pile_known": pile_known,
-            "holding": holding,
+            "draw_pile_known": self._known_pile_view(seat),
+            "holding": self._holding_view(seat),
             "totals": list(self.totals),
             "results": [dict(r) for r in self.results],
         }
+
+    def _grid_view(self, seat: int) -> list[str]:
+        """A grid as everybody sees it: card names face up, "hidden" face down, "empty"."""
+        return [
+            SHOWN[code] if up or code == EMPTY else "hidden"
+            for code, up in zip(self.cards[seat], self.up[seat], strict=True)
+        ]
+
+    def _known_pile_view(self, seat: int) -> list[str] | None:
+        """The pile's cards, sorted, once a reshuffle made them public (L9); else None."""
+        if not self.pile_known:
+            return None
+        known = list(self.pile)
+        if self.held is not None and self.held_source == "pile" and seat != self.current:
+            known.append(self.held)  # the others do not know which pile card was drawn
+        return [NAMES[c] for c in sorted(known)]
+
+    def _holding_view(self, seat: int) -> dict[str, Any] | None:
+        """The card in hand during `place`; one drawn from the pile only its drawer sees (R4)."""
+        if self.held is None or self.held_source is None:
+            return None
+        shown = seat == self.current or self.held_source == "discard"
+        return {"source": self.held_source, "card": NAMES[self.held] if shown else "hidden"}
 
     def describe(self, seat: int, decision: Decision) -> str:
         """A short human line for a decision, e.g. "seat 2 clears row 1"."""
