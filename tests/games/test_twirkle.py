@@ -663,7 +663,11 @@ def test_schemas_fit_a_shift_in_progress() -> None:
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         Draft202012Validator.check_schema(schema)
         validators[name] = Draft202012Validator(schema)
-    game = position(SHIFT_BOARD, [["purple-crystal"], ["purple-crystal"]], phase="shifting")
+    # The rules page's hand-made shift: seat 0 passed, then shifts yellow-star to the row.
+    hands = [["purple-swirl", "purple-crystal"], ["purple-crystal"]]
+    game = position(SHIFT_BOARD, hands, phase="shifting")
+    game.turn_action = "pass"
+    game.start_seat, game.opening_size = 1, 3
     for step in ({"action": "lift", "x": 0, "y": 2}, {"action": "put", "x": 2, "y": 0}):
         legal = game.legal(0)
         for decision in legal:
@@ -672,7 +676,16 @@ def test_schemas_fit_a_shift_in_progress() -> None:
             validators["observation"].validate(game.observe(seat))
         game.apply(0, next(d for d in legal if d.items() >= step.items()))
     shift = game.observe(1)["shift"]
-    assert shift == {"source": [[0, 1], [0, 0]], "direction": "right", "moved": 1, "lifted": None}
+    assert shift == {
+        "source": [[0, 1], [0, 0]],
+        "direction": "right",
+        "moved": 1,
+        "lifted": None,
+        "last_put": [2, 0],
+    }
+    text = (PROTOCOL / "twirkle.md").read_text()
+    blocks = [json.loads(b.split("```", 1)[0]) for b in text.split("```json\n")[1:]]
+    assert blocks[6] == game.observe(1) and blocks[7] == game.legal(0)
 
 
 def test_the_rules_page_example_is_the_real_seed_0_position() -> None:

@@ -3,7 +3,8 @@
 The conformance kit (tests/games/test_search_support.py) checks a few random
 positions; these tests visit every kind of step (an exchange, a shift with a card
 in the air, the opening) and the inferences the rules page's "Search support"
-section states.
+section states, and the positions where a sampler without `turn_action`,
+`exchanged`, `returned` and `shift.last_put` had to guess.
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from collections.abc import Iterator
 import orjson
 
 from arena.games.twirkle import Twirkle
-from arena.games.twirkle.board import Board, encode
-from arena.games.twirkle.cards import KIND_OF, NAMES, largest_line_set
-from arena.games.twirkle.sampling import shift_last_cells
+from arena.games.twirkle.board import Board, Cell, encode, end_of
+from arena.games.twirkle.cards import KIND_OF, NAMES, full_deck, is_line, largest_line_set
+from arena.games.twirkle.sampling import returner
+from arena.games.twirkle.shifting import next_move
 
 REDS = [f"red-{s}" for s in ("swirl", "star", "pyramid", "clover", "rosette", "crystal")]
 
@@ -58,12 +60,16 @@ def determinized(game: Twirkle, seat: int, rng: random.Random) -> Twirkle:
     return sample
 
 
-def ambiguous_shift(game: Twirkle) -> bool:
-    """A card in the air after a put: the observation does not name the target line."""
-    shift = game.observe(game.current)["shift"]
-    if game.lifted is None or not game.moved:
-        return False
-    return len(shift_last_cells(game.board, shift)) > 1
+def random_steps(players: int, seeds: range) -> Iterator[Twirkle]:
+    """Every position of seeded random games."""
+    for seed in seeds:
+        game = Twirkle.new(players, seed)
+        assert isinstance(game, Twirkle)
+        rng = random.Random(seed)
+        while not game.is_over():
+            yield game
+            seat = game.to_move()[0]
+            game.apply(seat, rng.choice(game.legal(seat)))
 
 
 def test_every_kind_of_step_is_rebuilt_for_every_seat() -> None:
@@ -76,8 +82,11 @@ def test_every_kind_of_step_is_rebuilt_for_every_seat() -> None:
                 sample = determinized(game, seat, rng)
                 assert sample.observe(seat) == game.observe(seat)
                 assert sample.to_move() == game.to_move()
-                if not (seat == game.current and ambiguous_shift(game)):
-                    assert sample.legal(seat) == game.legal(seat)
+                assert sample.legal(seat) == game.legal(seat)
+                if game.phase == "shifting":  # the mover's list is public there
+                    assert sample.legal(game.current) == game.legal(game.current)
+                assert (sample.turn_action, sample.exchanged) == (game.turn_action, game.exchanged)
+                assert sample.shift_last == game.shift_last
                 sizes = {place: len(cards) for place, cards in sample.hidden(seat).items()}
                 assert sizes == {place: len(cards) for place, cards in game.hidden(seat).items()}
                 if seat == index % players:  # playing every sample out would be slow
@@ -136,30 +145,144 @@ def test_a_start_player_opening_a_six_holds_exactly_the_rest_of_its_line() -> No
         assert sample.legal(0) == game.legal(0)
 
 
-def test_the_target_of_a_shift_under_way_is_guessed_among_the_fitting_lines() -> None:
-    # The observation names the direction of a running shift but not its target line
-    # (reported as a gap on the rules page). The first seeded 3-player game that reaches
-    # a put after which two lines fit: samples land on both, and offer the same lift.
-    for seed in range(60):
-        game = Twirkle.new(3, seed)
-        assert isinstance(game, Twirkle)
-        rng = random.Random(seed)
-        while not game.is_over():
-            if game.moved and game.lifted is None and ambiguous_candidates(game) > 1:
-                guesses = set()
-                for index in range(40):
-                    sample = determinized(game, game.current, random.Random(index))
-                    guesses.add(sample.shift_last)
-                    assert sample.legal(game.current) == game.legal(game.current)
-                assert game.shift_last in guesses and len(guesses) > 1
-                return
-            seat = game.to_move()[0]
-            game.apply(seat, rng.choice(game.legal(seat)))
-    raise AssertionError("no shift with two fitting target lines in 60 games")
+# ----- what the observation carries so that a sample is exact -------------------------------
+def fitting_target_ends(game: Twirkle) -> list[Cell]:
+    """The cells the last card put in the running shift may lie on, by the board and the
+    shift's direction alone: what a sampler guessed among before `shift.last_put`.
+
+    A line end along the direction with an empty cell beyond, at least two cards besides
+    the moved ones, whose moved cards form one line with the rest of the source line
+    (they were one), and where the next card (in the air, or the next source card) fits.
+    """
+    board, step, moved = game.board, game.shift_direction, game.moved
+    assert step is not None and moved
+    grid = board.grid
+    source = [grid[cell] for cell in game.shift_source]
+    if game.lifted is not None:
+        source.append(game.lifted[0])
+    found = []
+    for cell in sorted(grid):
+        if cell + step in grid or board.run_length(cell, step) < 2 + moved:
+            continue
+        if not is_line([grid[cell - i * step] for i in range(moved)] + source):
+            continue
+        if game.lifted is not None:
+            if not board.mask_at(cell + step) >> game.lifted[0] & 1:
+                continue
+        elif next_move(board, game.shift_source[0], cell, step) is None:
+            continue
+        found.append(cell)
+    return found
 
 
-def ambiguous_candidates(game: Twirkle) -> int:
-    return len(shift_last_cells(game.board, game.observe(game.current)["shift"]))
+def with_target_end(game: Twirkle, cell: Cell) -> Twirkle:
+    """The same position, but the shift's last card lying on `cell`."""
+    other = game.clone()
+    assert isinstance(other, Twirkle) and other.shift_direction is not None
+    other.shift_last = cell
+    if other.lifted is not None:
+        target = other.board.beyond(cell, other.shift_direction)
+        other.pending_puts = [end_of(target, other.shift_direction)]
+    other.changed()
+    return other
+
+
+def test_a_running_shift_is_rebuilt_where_several_target_lines_fit() -> None:
+    # Before `shift.last_put`, a sample picked among the lines that fit, and with a card in
+    # the air after a put it could offer the mover another `put` than the true one. Every
+    # seat sees the whole shift, so every seat's sample offers the mover the true list.
+    found: Counter[str] = Counter()
+    rng = random.Random(7)
+    for players in (2, 3, 4):
+        for game in random_steps(players, range(10)):
+            if not (game.phase == "shifting" and game.moved):
+                continue
+            ends = fitting_target_ends(game)
+            assert game.shift_last in ends
+            if len(ends) < 2:
+                continue
+            mover, legal = game.current, game.legal(game.current)
+            guesses = [with_target_end(game, cell).legal(mover) for cell in ends]
+            differs = any(guess != legal for guess in guesses)
+            found[("lifted" if game.lifted else "down") + (" differs" if differs else "")] += 1
+            for seat in range(players):
+                for _ in range(3):
+                    sample = determinized(game, seat, rng)
+                    assert sample.observe(seat) == game.observe(seat)
+                    assert sample.shift_last == game.shift_last
+                    assert sample.legal(mover) == legal
+    # Between moves every fitting line offers the same `lift`; with a card in the air not.
+    assert found["lifted differs"] >= 5 and found["down"] >= 5, found
+
+
+def test_a_shift_after_a_pass_or_an_exchange_ends_as_the_true_one() -> None:
+    # T10: a pass that completes a round of passes ends the game at `end_turn`, an
+    # exchange does not; and the turn summary counts the exchanged cards. Every sample
+    # knows which it was (`turn_action`, `exchanged`), so `end_turn` shows the seat
+    # the same next observation as the true game.
+    found: Counter[str] = Counter()
+    rng = random.Random(8)
+    for players in (2, 3):
+        for game in random_steps(players, range(12)):
+            if game.phase != "shifting" or game.lifted is not None:
+                continue
+            if game.turn_action not in ("pass", "exchange") or game.passes < players - 1:
+                continue
+            truth = game.clone()
+            truth.apply(game.current, {"action": "end_turn"})
+            found[game.turn_action + (" ends the game" if truth.is_over() else "")] += 1
+            for seat in range(players):
+                sample = determinized(game, seat, rng)
+                sample.apply(game.current, {"action": "end_turn"})
+                assert sample.is_over() == truth.is_over()
+                assert sample.observe(seat) == truth.observe(seat)
+    assert found["pass ends the game"] >= 3 and found["exchange"] >= 3, found
+
+
+def test_given_back_cards_are_in_every_samples_bag_until_the_next_draw() -> None:
+    # T6: only their owner knows which cards it gave back; until the next card is drawn
+    # from the bag they are surely in it, and its samples put them there. The others know
+    # how many (the turn summaries), and their samples hold as many of the sampled bag.
+    rng = random.Random(9)
+    ruled = checked = 0
+    for players in (2, 3, 4):
+        for index, game in enumerate(random_steps(players, range(3))):
+            owner = game.returner
+            views = [game.observe(seat) for seat in range(players)]
+            for seat, view in enumerate(views):
+                mine = [NAMES[k] for k in game.returned] if seat == owner else []
+                assert view["returned"] == mine
+                assert returner(view) == (None if owner is None else (owner, len(game.returned)))
+            if owner is None:
+                continue
+            assert not Counter(game.returned) - Counter(game.bag)  # they are in the bag
+            if index % 5:
+                continue
+            checked += 1
+            for seat in range(players):
+                sample = determinized(game, seat, rng)
+                assert sample.returner == owner and len(sample.returned) == len(game.returned)
+                assert not Counter(sample.returned) - Counter(sample.bag)
+                if seat == owner:
+                    assert sample.returned == game.returned
+                # A given-back card with no other unseen copy is in no other place.
+                unseen = Counter(full_deck())
+                unseen.subtract(game.board.grid.values())
+                unseen.subtract(game.hands[seat] + (game.selected if seat == game.current else []))
+                if game.lifted is not None:
+                    unseen.subtract([game.lifted[0]])
+                sure = {
+                    NAMES[k]
+                    for k in set(game.returned)
+                    if seat == owner and unseen[k] == game.returned.count(k)
+                }
+                places = [place for place in game.hidden(seat) if place != "bag"]
+                expected = {place: sure for place in places} if sure else {}
+                assert {p: set(c) for p, c in game.ruled_out(seat).items()} == expected
+                for place in places:
+                    assert not sure & set(sample.hidden(seat)[place])
+                ruled += bool(sure)
+    assert checked >= 30 and ruled >= 5, (checked, ruled)
 
 
 def test_the_fast_playout_is_the_plain_loop_also_for_a_simulation() -> None:

@@ -24,6 +24,9 @@ Version history:
        (its cell), instead of one ``place`` per (card, cell) pair; the observation
        shows the picked card. Same rules, same reachable positions; the longest
        legal list over 1000 random games fell from 95 to 25 (T13's bound grew).
+       Later, same version (no rule changed): the observation gained ``turn_action``,
+       ``exchanged``, ``returned`` and ``shift.last_put``, what a seat remembers of
+       the turn under way and of its own exchange, so that `determinize` is exact.
 """
 
 from __future__ import annotations
@@ -119,6 +122,8 @@ class Twirkle(Game):
     lifted: tuple[int, Cell] | None
     pending_puts: list[int]
     moved: int
+    returner: int | None  # whose given-back cards are surely in the bag (until the next draw)
+    returned: list[int]  # those cards, sorted; replaced, never changed in place (clones share it)
     passes: int
     idle: int
     turns: int
@@ -152,6 +157,8 @@ class Twirkle(Game):
         self.start_seat = starter
         self.current = starter
         self.opening_size = best
+        self.returner = None
+        self.returned = []
         self.passes = 0
         self.idle = 0
         self.turns = 0
@@ -407,8 +414,10 @@ class Twirkle(Game):
         self.turn_points = points
         self.scores[self.current] += points
         hand = self.hands[self.current]
-        while len(hand) < HAND_SIZE and self.bag:
-            hand.append(self.bag.pop())
+        if len(hand) < HAND_SIZE and self.bag:
+            self.returner = None  # a card leaves the bag: see `_observe`
+            while len(hand) < HAND_SIZE and self.bag:
+                hand.append(self.bag.pop())
         hand.sort()
         if not hand:
             self._record_turn()
@@ -432,6 +441,7 @@ class Twirkle(Game):
                 raise ReplayMismatch("recorded bag after an exchange has the wrong cards")
             self.bag = [KIND_OF[name] for name in reversed(order)]
         self.exchanged = len(self.selected)
+        self.returner, self.returned = self.current, sorted(self.selected)
         self.selected = []
         self.phase = "shifting"
 
@@ -545,7 +555,13 @@ class Twirkle(Game):
 
     # ----- views and results ---------------------------------------------
     def _observe(self, seat: int) -> dict[str, Any]:
-        """Own hand, the whole board, counts for everything hidden."""
+        """Own hand, the whole board, counts for everything hidden.
+
+        Also what the seat remembers: the turn under way (its action, the cards an
+        exchange swapped, where the shift's last card went; all public) and, only for
+        their owner, the cards given back in an exchange while they are surely in the
+        bag (`returner`: from that exchange until the next card is drawn from it).
+        """
         mover = self.current
         shift: dict[str, Any] | None = None
         if self.phase == "shifting" and (self.moved or self.lifted):
@@ -556,6 +572,7 @@ class Twirkle(Game):
                 ),
                 "moved": self.moved,
                 "lifted": self._lifted_view(),
+                "last_put": None if self.shift_last is None else list(decode(self.shift_last)),
             }
         return {
             "seat": seat,
@@ -570,7 +587,10 @@ class Twirkle(Game):
                 [NAMES[k] for k in sorted(self.selected)] if seat == mover else []
             ),
             "exchange_count": len(self.selected),
+            "exchanged": self.exchanged,
+            "returned": ([NAMES[k] for k in self.returned] if seat == self.returner else []),
             "board": [{"x": x, "y": y, "card": NAMES[k]} for x, y, k in self.board.laid_out()],
+            "turn_action": self.turn_action or None,
             "placed": [
                 _card_view(cell, kind)
                 for cell, kind in zip(self.placed_cells, self.placed_kinds, strict=True)

@@ -9,8 +9,13 @@ The rules make one public inference about hands (W2): the start player held a
 largest line set of exactly ``opening_size`` cards, and nobody held a larger
 one. So a hand that is still the dealt one (a seat that has not finished a turn
 yet) holds no larger set, and while the opening runs, the start player's hand
-can still complete it. `draw_hidden` samples uniformly among the deals that obey
-this; nothing else about the unseen cards is known from the observation.
+can still complete it. And a seat remembers its own exchange: the cards it gave
+back (``returned``) are in the bag until the next card is drawn from it. `draw_hidden`
+samples uniformly among the deals that obey both.
+
+The rest of the public state is copied from the observation, the running turn's
+action (``turn_action``, ``exchanged``) and the cell of a shift's last put
+(``shift.last_put``) included, so a sample continues exactly as the true state would.
 """
 
 from __future__ import annotations
@@ -21,19 +26,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from arena.games.twirkle.board import DIRECTIONS, STEP_OF, Board, Cell, encode, end_of
+from arena.games.twirkle.board import DIRECTIONS, STEP_OF, Board, encode, end_of
 from arena.games.twirkle.cards import (
     COLOUR_MASK,
-    HAND_SIZE,
     KIND_OF,
     KINDS,
     NAMES,
     SYMBOL_MASK,
     full_deck,
-    is_line,
     largest_line_set,
 )
-from arena.games.twirkle.shifting import ShiftStarts, next_move
+from arena.games.twirkle.shifting import ShiftStarts
 
 if TYPE_CHECKING:
     from arena.games.twirkle.game import Twirkle
@@ -82,6 +85,35 @@ def unseen_cards(observation: Mapping[str, Any]) -> list[int]:
     unseen = Counter(full_deck())
     unseen.subtract(seen)
     return sorted(unseen.elements())
+
+
+def returned_cards(observation: Mapping[str, Any]) -> list[int]:
+    """The seat's own cards surely in the bag: those it gave back, until the next draw."""
+    return [KIND_OF[name] for name in observation["returned"]]
+
+
+def returner(observation: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The seat whose given-back cards are surely in the bag, and how many (public).
+
+    An exchange puts its cards into the bag, and the next card drawn from the bag (a
+    refill after a placement, or the draw of an exchange) ends the certainty. So
+    they are there when the turn under way is that exchange's shift, or when it has
+    drawn nothing yet and every turn since the last exchange was a pass.
+    """
+    mover = observation["to_move"]
+    if mover is None or not observation["bag"]:
+        return None
+    action = observation["turn_action"]
+    if observation["phase"] == "shifting" and action != "pass":
+        return (mover, observation["exchanged"]) if action == "exchange" else None
+    players, last_turns = observation["players"], observation["last_turns"]
+    for back in range(1, players + 1):
+        turn = last_turns[(mover - back) % players]
+        if turn is None or turn["action"] == "place":
+            return None
+        if turn["action"] == "exchange":
+            return (mover - back) % players, turn["cards"]
+    return None
 
 
 def dealt_hands(observation: Mapping[str, Any]) -> list[DealtHand]:
@@ -149,12 +181,18 @@ def _six_completions(known: Sequence[int], available: set[int]) -> list[set[int]
 def draw_hidden(observation: Mapping[str, Any], rng: random.Random) -> dict[str, list[int]]:
     """A uniformly random deal of the unseen cards to the hidden places that obeys W2.
 
-    Returns place -> cards. Exact rejection sampling: the start
-    player's hand in the opening is drawn first among the hands that can finish it,
-    the rest shuffled; a deal whose still-dealt hands hold a too large set starts over.
+    Returns place -> cards. Exact rejection sampling: the seat's own given-back cards
+    go to the bag, the start player's hand in the opening is drawn first among the
+    hands that can finish it, the rest shuffled; a deal whose still-dealt hands hold
+    a too large set starts over.
     """
     unseen = unseen_cards(observation)
     sizes = place_sizes(observation)
+    reserved = returned_cards(observation)
+    if reserved:
+        for card in reserved:
+            unseen.remove(card)
+        sizes["bag"] -= len(reserved)
     opening_size = observation["opening_size"]
     hands = dealt_hands(observation)
     starter = next((hand for hand in hands if hand.starter), None)
@@ -175,6 +213,9 @@ def draw_hidden(observation: Mapping[str, Any], rng: random.Random) -> dict[str,
             fits_deal([c for p in hand.places for c in deal[p]], hand, opening_size)
             for hand in others
         ):
+            if reserved:
+                deal["bag"] += reserved
+                rng.shuffle(deal["bag"])
             return deal
 
 
@@ -204,14 +245,27 @@ def _product(numbers: Any) -> int:
 
 # ----- the public state --------------------------------------------------------------
 def ruled_out(observation: Mapping[str, Any]) -> dict[str, list[Any]]:
-    """W2: a start player opening a line of six holds exactly the rest of that line."""
+    """What the seat knows is not in a hidden place.
+
+    W2: a start player opening a line of six holds exactly the rest of that line.
+    A card the seat gave back is in the bag (until the next draw); when no other copy
+    of it is unseen, it is in no other place.
+    """
     seat, starter = observation["seat"], observation["start_seat"]
+    found: dict[str, list[Any]] = {}
+    reserved = Counter(returned_cards(observation))
+    if reserved:
+        unseen_counts = Counter(unseen_cards(observation))
+        sure = [NAMES[k] for k in sorted(reserved) if unseen_counts[k] == reserved[k]]
+        if sure:
+            found = {place: sure for place in place_sizes(observation) if place != "bag"}
     if observation["phase"] != "opening" or observation["opening_size"] < 6 or seat == starter:
-        return {}
+        return found
     unseen = unseen_cards(observation)
     placed = [KIND_OF[cell["card"]] for cell in observation["placed"]]
     possible = starter_kinds_of_a_six(placed, unseen)
-    return {f"hand:{starter}": [NAMES[k] for k in sorted(set(unseen) - possible)]}
+    found[f"hand:{starter}"] = [NAMES[k] for k in sorted(set(unseen) - possible)]
+    return found
 
 
 def restore(state: Twirkle, observation: Mapping[str, Any], rng: random.Random) -> None:
@@ -230,8 +284,8 @@ def restore(state: Twirkle, observation: Mapping[str, Any], rng: random.Random) 
     else:  # another mover's picked card is unseen: it may as well not be picked yet
         state.selected = deal.get("exchange", [])
     state.bag = deal["bag"]
-    _restore_turn_action(state, rng)
-    _restore_shift(state, observation["shift"], rng)
+    _restore_returned(state, observation, rng)
+    _restore_shift(state, observation["shift"])
 
 
 def _restore_public(state: Twirkle, observation: Mapping[str, Any]) -> None:
@@ -249,6 +303,8 @@ def _restore_public(state: Twirkle, observation: Mapping[str, Any]) -> None:
     state.last_turns = [None if t is None else dict(t) for t in observation["last_turns"]]
     state.end = None if observation["end"] is None else dict(observation["end"])
     state._begin_turn(observation["phase"])
+    state.turn_action = observation["turn_action"] or ""
+    state.exchanged = observation["exchanged"]
     state.placed_cells = [encode((c["x"], c["y"])) for c in observation["placed"]]
     state.placed_kinds = [KIND_OF[c["card"]] for c in observation["placed"]]
     if state.phase != "placing":
@@ -256,23 +312,22 @@ def _restore_public(state: Twirkle, observation: Mapping[str, Any]) -> None:
     state._reset_caches()
 
 
-def _restore_turn_action(state: Twirkle, rng: random.Random) -> None:
-    """What this turn is. A shift after a pass looks like one after an exchange: a guess."""
-    if state.placed_cells:
-        state.turn_action = "place"
-    elif state.phase == "exchanging":
-        state.turn_action = "exchange"
-    elif state.phase == "shifting":
-        cap = min(HAND_SIZE, len(state.bag), len(state.hands[state.current]))
-        if cap and rng.random() < 0.5:
-            state.turn_action = "exchange"
-            state.exchanged = rng.randint(1, cap)
-        else:
-            state.turn_action = "pass"
+def _restore_returned(state: Twirkle, observation: Mapping[str, Any], rng: random.Random) -> None:
+    """Whose given-back cards are surely in the bag: the seat's own as it remembers them,
+    another seat's (their number is public) any of that many cards of the sampled bag."""
+    state.returner, state.returned = None, []
+    own = returned_cards(observation)
+    if own:
+        state.returner, state.returned = observation["seat"], sorted(own)
+        return
+    found = returner(observation)
+    if found is not None and found[0] != observation["seat"]:
+        other, count = found
+        state.returner, state.returned = other, sorted(rng.sample(state.bag, count))
 
 
-def _restore_shift(state: Twirkle, shift: Mapping[str, Any] | None, rng: random.Random) -> None:
-    """The shift in progress; where its last card went is a guess (see `shift_last_cells`)."""
+def _restore_shift(state: Twirkle, shift: Mapping[str, Any] | None) -> None:
+    """The shift in progress, its target line's end (`last_put`) included."""
     if shift is None:
         return
     board = state.board
@@ -280,8 +335,9 @@ def _restore_shift(state: Twirkle, shift: Mapping[str, Any] | None, rng: random.
     state.moved = shift["moved"]
     if shift["direction"] is not None:
         state.shift_direction = STEP_OF[DIRECTIONS[shift["direction"]]]
-    if state.moved:
-        state.shift_last = rng.choice(shift_last_cells(board, shift))
+    if shift["last_put"] is not None:
+        x, y = shift["last_put"]
+        state.shift_last = encode((x, y))
     lifted = shift["lifted"]
     if lifted is None:
         return
@@ -295,38 +351,3 @@ def _restore_shift(state: Twirkle, shift: Mapping[str, Any] | None, rng: random.
         state.pending_puts = ShiftStarts(board).puts(cell)
         board.remove(cell)
     state.lifted = (kind, cell)
-
-
-# ----- the shift in progress: its target line is public but not in the observation ----------
-def shift_last_cells(board: Board, shift: Mapping[str, Any]) -> list[Cell]:
-    """The cells the last card put in this shift may lie on, given what the observation shows.
-
-    The observation names the direction but not the target line, so every line end
-    that fits is a candidate: the line runs along the direction, ends at the cell
-    with an empty cell beyond, holds at least two cards besides the `moved` ones, and
-    the moved cards together with the rest of the source line form one valid line
-    (they were one). The next card (in the air, or the next of the source line, which
-    must not lie on the target line) must fit beyond it.
-    """
-    step = STEP_OF[DIRECTIONS[shift["direction"]]]
-    moved = shift["moved"]
-    source = [encode((x, y)) for x, y in shift["source"]]
-    lifted = shift["lifted"]
-    grid = board.grid
-    source_kinds = [grid[cell] for cell in source]
-    if lifted is not None:
-        source_kinds.append(KIND_OF[lifted["card"]])
-    found = []
-    for cell in sorted(grid):
-        if cell + step in grid or board.run_length(cell, step) < 2 + moved:
-            continue
-        moved_kinds = [grid[cell - i * step] for i in range(moved)]
-        if not is_line(moved_kinds + source_kinds):
-            continue
-        if lifted is not None:
-            if not board.mask_at(cell + step) >> KIND_OF[lifted["card"]] & 1:
-                continue
-        elif next_move(board, source[0], cell, step) is None:
-            continue
-        found.append(cell)
-    return found
