@@ -239,14 +239,14 @@ class Board:
         Per axis, the cards on both sides are gathered as bit sets (kinds, colours,
         symbols) on the way: `line_mask` without building a list.
         """
-        grid = self.grid
+        get = self.grid.get
         mask = ALL_KINDS
         for step in (RIGHT, DOWN):
             seen = colours = symbols = count = 0
             for way in (step, -step):
                 near = cell + way
-                while near in grid and near != gone:
-                    kind = grid[near]
+                kind = get(near)
+                while kind is not None and near != gone:
                     bit = 1 << kind
                     if seen & bit:
                         return 0  # the same card twice in one line
@@ -255,6 +255,7 @@ class Board:
                     symbols |= SYMBOL_BIT[kind]
                     count += 1
                     near += way
+                    kind = get(near)
             if count:
                 if count >= MAX_LINE:
                     return 0
@@ -291,6 +292,29 @@ class Board:
             ]
             self._open = (self.version, cells)
         return cells
+
+    def fitting(self, kinds: int) -> int:
+        """The kinds among `kinds` (a bit set) that some frontier cell accepts.
+
+        The cached masks are read first; the scan stops once every kind fits.
+        """
+        masks = self.masks
+        fits = 0
+        todo = []
+        for cell in self.frontier:
+            mask = masks.get(cell)
+            if mask is None:
+                todo.append(cell)
+            else:
+                fits |= mask
+        fits &= kinds
+        if fits != kinds:
+            mask_at = self.mask_at
+            for cell in todo:
+                fits |= mask_at(cell) & kinds
+                if fits == kinds:
+                    break
+        return fits
 
     def laid_out(self) -> list[tuple[int, int, int]]:
         """Every card as (x, y, kind), sorted by (y, x); cached per version for the views."""

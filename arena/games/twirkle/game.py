@@ -34,9 +34,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from arena.games.base import Decision, Game, GameSpec, ReplayMismatch
+from arena.games.leylo.draws import inline_getrandbits, shuffle
 from arena.games.twirkle.board import (
     DOWN,
     RANK_STEP,
@@ -284,6 +286,9 @@ class Twirkle(Game):
         if self.phase == "opening":
             placed = self.placed_kinds
             hand = [k for k in hand if self._opening_fits([*placed, k])]
+        elif not self.placed_cells:  # a turn's first card: anywhere on the frontier
+            fits = self.board.fitting(sum(1 << k for k in hand))
+            return [k for k in hand if fits >> k & 1]
         fits = 0
         for _, mask in self._open_cells():
             fits |= mask
@@ -338,12 +343,27 @@ class Twirkle(Game):
 
     def _playout(self, rng: random.Random, limit: int) -> int:
         """The plain random loop on compact moves: the same lists, so the same choices."""
+        getrandbits = inline_getrandbits(rng)
         made = 0
         history = self.history
+        play = self._play
         while made < limit and self.phase != "over":
-            move = rng.choice(self._moves())
+            moves = (
+                self._moves_list
+                if self._moves_key == (self._step, self.board.version)
+                else self._moves()
+            )
+            count = len(moves)
+            if getrandbits is None or not count:
+                move = rng.choice(moves)
+            else:  # `rng.choice(moves)`, inlined (see `leylo.draws`)
+                width = count.bit_length()
+                index = getrandbits(width)
+                while index >= count:
+                    index = getrandbits(width)
+                move = moves[index]
             history.append((self.current, decision_of(move)))
-            self._play(move)
+            play(move)
             made += 1
         return made
 
@@ -433,13 +453,23 @@ class Twirkle(Game):
         hand.sort()
         contents = sorted(self.bag + self.selected)
         if self.chance.simulated:  # nobody replays a simulation: shuffle the kinds themselves
-            self.bag = self.chance.shuffled("bag after exchange", contents)
+            self.bag = self.chance.draw("bag after exchange", partial(_shuffled, contents))
             self.bag.reverse()
         else:
-            order = self.chance.shuffled("bag after exchange", [NAMES[k] for k in contents])
-            if sorted(KIND_OF.get(name, -1) for name in order) != contents:
-                raise ReplayMismatch("recorded bag after an exchange has the wrong cards")
-            self.bag = [KIND_OF[name] for name in reversed(order)]
+            drawn: list[list[int]] = []  # the kinds in their new order, when drawn here
+
+            def make(rng: random.Random) -> list[str]:
+                drawn.append(_shuffled(contents, rng))
+                return [NAMES[k] for k in contents]
+
+            order = self.chance.draw("bag after exchange", make)
+            if drawn:  # recorded: `order` names these kinds
+                self.bag = drawn[0]
+                self.bag.reverse()
+            else:  # replayed: check the recorded order
+                if sorted(KIND_OF.get(name, -1) for name in order) != contents:
+                    raise ReplayMismatch("recorded bag after an exchange has the wrong cards")
+                self.bag = [KIND_OF[name] for name in reversed(order)]
         self.exchanged = len(self.selected)
         self.returner, self.returned = self.current, sorted(self.selected)
         self.selected = []
@@ -631,6 +661,12 @@ class Twirkle(Game):
     def describe(self, seat: int, decision: Decision) -> str:
         """One human line, e.g. 'seat 1 places red-star at (2, 0)'."""
         return describe(seat, decision)
+
+
+def _shuffled(items: list[Any], rng: random.Random) -> list[Any]:
+    """`Chance.shuffled`'s outcome, drawn with fewer calls: `items` (a fresh list) shuffled."""
+    shuffle(rng, items)
+    return items
 
 
 def _card_view(cell: Cell, kind: int) -> dict[str, Any]:

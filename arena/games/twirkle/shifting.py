@@ -70,15 +70,44 @@ class ShiftStarts:
         return sorted(found)
 
     def _has_put(self, leaf: Cell) -> bool:
-        """True when the card on `leaf` has somewhere to go."""
-        kind = self.board.grid[leaf]
-        step, far = self._line_of(leaf)
+        """True when the card on `leaf` has somewhere to go (`puts` is not empty).
+
+        `_line_of`, `_is_affected` and `_near_puts` inlined: this runs for every leaf
+        at the start of every shift.
+        """
+        board = self.board
+        grid = board.grid
+        kind = grid[leaf]
+        for step in STEPS:
+            if leaf + step in grid:
+                break
+        else:
+            raise AssertionError("a leaf touches a card")
+        far = leaf + step
+        while far in grid:
+            far += step
         near = _NEIGHBOUR_OFFSETS
         for end in self.by_kind.get(kind, ()):
             cell = end >> 2
-            if cell != far and cell - leaf not in near:  # `_is_affected`, inlined: hot
+            if cell != far and cell - leaf not in near:
                 return True
-        return bool(self._near_puts(leaf, kind, step, far, stop_at_first=True))
+        end_cells = self.end_cells
+        inside = leaf + step
+        own_line: tuple[int, int] | None = None
+        ends, masks = board.ends, board.masks
+        for cell in (leaf + 1, leaf - 1, leaf + WIDTH, leaf - WIDTH, far):
+            if cell not in end_cells or cell == inside:
+                continue
+            if own_line is None:
+                own_line = (end_of(leaf - step, -step), end_of(far, step))
+            base = 4 * cell
+            if not any(
+                e in ends and e not in own_line for e in (base, base + 1, base + 2, base + 3)
+            ):
+                continue
+            if masks.get(cell, 0) >> kind & 1 or board.mask_without(cell, leaf) >> kind & 1:
+                return True
+        return False
 
     def _line_of(self, leaf: Cell) -> tuple[int, Cell]:
         """The step from `leaf` into its line, and the empty cell beyond the line's far end."""
