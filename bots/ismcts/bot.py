@@ -1,0 +1,173 @@
+"""The ISMCTS bot: information-set Monte Carlo tree search for every game arena has.
+
+Protocol v1 over JSON lines (protocol/PROTOCOL.md). The policy is the pure function
+`choose`; `main` only speaks the protocol. The search (tree_search.py, SO-ISMCTS after
+Cowling, Powley and Whitehouse 2012) samples states consistent with the observation
+through arena's own referees (`arena.games`: `determinize`, `clone`, `playout`), so
+the bot needs the `arena` package importable. What differs per game is in
+game_knowledge.py.
+
+Time: each decision searches for the budget given by `--budget-ms` in bot.toml's
+command (default 100 ms), cut to a tenth of the request's `deadline_ms`.
+A single legal decision is answered at once. `--iterations N` instead searches
+exactly N iterations per decision whatever the clock says (up to the same deadline
+cut), so that a match depends on the seed alone.
+
+Randomness: one `random.Random(start["seed"])` per match, made anew at every start;
+with a fixed iteration count a match replays exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+# The search modules lie beside this file; running `python3 bot.py` puts this folder
+# on sys.path already, loading bot.py by path (tests, scripts/winrate.py) does not.
+HERE = str(Path(__file__).resolve().parent)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import tree_search  # noqa: E402
+from game_knowledge import profile_for  # noqa: E402
+
+NAME = "ismcts"
+DEFAULT_BUDGET_MS = 100
+#: Part of `deadline_ms` the search may use: the rest covers the last iteration running
+#: over (a Twirkle playout can take a few milliseconds, a first sample of a new Krumme10
+#: situation tens), encoding the answer, the pipes and a busy machine. arena's default
+#: deadline of 1 s gives the full 100 ms; a tournament with a shorter one gets a
+#: shorter search (the demo's 0.4 s: 40 ms).
+DEADLINE_SHARE = 0.1
+
+
+def search_budget(budget_s: float, deadline_ms: float | None) -> float:
+    """The time one decision may search: the bot's budget, cut to a share of the deadline."""
+    if deadline_ms is None:
+        return budget_s
+    return max(0.0, min(budget_s, deadline_ms / 1000 * DEADLINE_SHARE))
+
+
+def choose(
+    observation: dict[str, Any],
+    legal: list[dict[str, Any]],
+    rng: random.Random,
+    variant: Mapping[str, Any] | None = None,
+    *,
+    game: str,
+    budget_s: float = DEFAULT_BUDGET_MS / 1000,
+    iterations: int | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[str, Any]:
+    """Pick one of `legal` for the seat whose `observation` is given, by SO-ISMCTS.
+
+    Args:
+        observation: the seat's observation (it names the seat and the player count).
+        legal: the legal decisions, as offered.
+        rng: every random choice of the search comes from it.
+        variant: the match's variant from the start message.
+        game: the game id from the start message.
+        budget_s: search time; `iterations`, when given, stops it earlier.
+        clock: the time source (tests pass a fake one).
+
+    Returns:
+        One element of `legal`.
+    """
+    if len(legal) == 1:
+        return legal[0]
+    return run_search(
+        observation, legal, rng, variant, game, tree_search.Limits(budget_s, iterations), clock
+    )
+
+
+def run_search(
+    observation: dict[str, Any],
+    legal: list[dict[str, Any]],
+    rng: random.Random,
+    variant: Mapping[str, Any] | None,
+    game: str,
+    limits: tree_search.Limits,
+    clock: Callable[[], float],
+) -> dict[str, Any]:
+    """Search with arena's referee for `game` (imported late: a bot process that cannot
+    import arena still answers, at random)."""
+    from arena.games import load_game
+
+    problem = tree_search.Problem(
+        game=load_game(game),
+        observation=observation,
+        legal=legal,
+        seat=observation["seat"],
+        players=observation["players"],
+        variant=dict(variant or {}),
+    )
+    return tree_search.search(problem, profile_for(game), limits, rng, clock).decision
+
+
+class Match:
+    """What one match's start message says, and the match's generator."""
+
+    def __init__(self, start: dict[str, Any]) -> None:
+        self.game: str = start.get("game", "")
+        self.variant: dict[str, Any] = start.get("variant") or {}
+        self.rng = random.Random(start.get("seed", 0))
+        self.failed = False  # the search broke once: answer at random from then on
+
+    def decide(self, request: dict[str, Any], budget_s: float, iterations: int | None) -> Any:
+        """One decision for a decide request; never raises."""
+        legal = request["legal"]
+        if len(legal) == 1 or self.failed:
+            return legal[0] if len(legal) == 1 else self.rng.choice(legal)
+        budget = search_budget(budget_s, request.get("deadline_ms"))
+        try:
+            return choose(
+                request["observation"],
+                legal,
+                self.rng,
+                self.variant,
+                game=self.game,
+                budget_s=budget,
+                iterations=iterations,
+            )
+        except Exception as error:  # an unknown game or rules version, a referee bug
+            self.failed = True
+            sys.stderr.write(f"{NAME}: search failed ({error!r}); playing at random\n")
+            return self.rng.choice(legal)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Speak protocol v1 on stdin/stdout until quit or end of input."""
+    parser = argparse.ArgumentParser(description="SO-ISMCTS bot for every arena game")
+    parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
+    parser.add_argument("--iterations", type=int, default=None)
+    args = parser.parse_args(argv)
+    budget_s = args.budget_ms / 1000
+    match = Match({})
+    out = sys.stdout
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+            kind = message.get("type")
+        except (ValueError, AttributeError):
+            continue
+        if kind == "start":
+            match = Match(message)
+            out.write(f'{{"type":"ready","name":"{NAME}"}}\n')
+            out.flush()
+        elif kind == "decide":
+            decision = match.decide(message, budget_s, args.iterations)
+            answer = {"type": "decision", "id": message["id"], "decision": decision}
+            out.write(json.dumps(answer, separators=(",", ":")) + "\n")
+            out.flush()
+        elif kind == "quit":
+            return
+
+
+if __name__ == "__main__":
+    main()

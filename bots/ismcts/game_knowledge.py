@@ -1,0 +1,338 @@
+"""What the search knows about each game: a playout policy, how far to play, how to score.
+
+Everything here reads only the legal lists and the documented observations
+(protocol/games/*.md), never a referee's private fields, so a faster referee cannot
+break it. Per game:
+
+* take-that: uniform playouts are useless (a random seat takes the row a third of the
+  time and scores about -100), so playouts twist when they can, else play a card,
+  and take only when nothing else is legal. They run to the end of the match.
+* krumme10: short games (about 30 decisions a seat): uniform playouts to the end.
+* leylo: a full round of uniform play is long and slow, so playouts stop after a few
+  turns per seat and the position is scored as the totals plus the cards on each grid,
+  a face-down card counted at the mean of the cards not yet seen.
+* twirkle: playouts place cards whenever they can (never exchange, never shift) and
+  stop after a few turns; the position is scored by the running scores.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from tree_search import Decision, Profile
+
+# ----- take-that -------------------------------------------------------------------
+TWINS = {n: (n % 10) * 10 + n // 10 for n in range(12, 99) if n % 10 and n % 11}
+
+
+def stumps(card: int, row: list[int], hand: list[int]) -> bool:
+    """True when a player holding `hand` can neither play to `card` nor twist `row`."""
+    if any(abs(c - card) <= 10 for c in hand):
+        return False
+    wanted = {TWINS.get(c, 0) for c in row}
+    wanted.add(TWINS.get(card, 0))
+    return not wanted.intersection(hand)
+
+
+def take_that_policy(state: Any, seat: int, legal: list[Decision], rng: random.Random) -> Decision:
+    """Twist if possible; else play a card the next seat cannot answer in this sample, or
+    any card; take only when nothing else is legal (legal order: plays, twists, take)."""
+    twists = [d for d in legal if d["action"] == "twist"]
+    if twists:
+        return rng.choice(twists)
+    if legal[0]["action"] != "play":
+        return legal[-1]
+    plays = legal if legal[-1]["action"] == "play" else legal[:-1]
+    row, nxt = state.row, state.hands[(seat + 1) % state.players]
+    stumping = [d for d in plays if stumps(d["card"], row, nxt)]
+    return rng.choice(stumping or plays)
+
+
+TOADS = frozenset(11 * d for d in range(2, 9))
+
+
+#: What a hand card whose twin is still in play is worth: a twist (+2) it may make.
+TWIN_VALUE = 0.6
+
+
+def take_that_estimate(state: Any) -> list[float]:
+    """Finished rounds plus the running one (+1 per plus card, -1 or -5 per minus card,
+    an unseen profi card at the deck's mean penalty), plus TWIN_VALUE per hand card whose
+    twin is still in play (in this sample's hands, row or pile)."""
+    view = state.observe(0)
+    gone = {card for piles in (view["plus"], view["minus_seen"]) for pile in piles for card in pile}
+    totals = []
+    for seat in range(view["players"]):
+        done = sum(scores[seat] for scores in view["round_scores"])
+        minus = sum(5 if card in TOADS else 1 for card in view["minus_seen"][seat])
+        running = len(view["plus"][seat]) - minus - 1.4 * view["minus_unseen"][seat]
+        twins = sum(1 for card in state.hands[seat] if card in TWINS and TWINS[card] not in gone)
+        totals.append(done + running + TWIN_VALUE * twins)
+    return totals
+
+
+# ----- krumme10 --------------------------------------------------------------------
+def krumme10_policy(state: Any, seat: int, legal: list[Decision], rng: random.Random) -> Decision:
+    """Play by the visible sides only (a seat cannot see down sides, and a playout that
+    could would overrate positions rich in flips): hit the target with a top side if one
+    does, else stay under it; flip a 0 when taking or scoring (its back is 1 or 5), pass
+    steals."""
+    action = legal[0]["action"]
+    if action in ("take", "score"):
+        wanted = [d for d in legal if d.get("flip") == (d.get("top", 0) == 0)]
+        return wanted[0] if wanted else legal[0]
+    if action != "play":
+        return legal[-1]  # a steal chain ends with pass
+    missing = state.target - sum(entry.card.top for entry in state.display)
+    plain = [d for d in legal if not d["flip"]]
+    hits = [d for d in plain if d["top"] == missing]
+    under = [d for d in plain if d["top"] < missing]
+    return rng.choice(hits or under or [min(plain, key=lambda d: d["top"])])
+
+
+def krumme10_estimate(state: Any) -> list[float]:
+    """Every seat's points so far (with teams: its team's score)."""
+    view = state.observe(0)
+    if view["teams"] is None:
+        return list(view["scores"])
+    return [view["team_scores"][team] for team in view["teams"]]
+
+
+# ----- leylo -----------------------------------------------------------------------
+LEYLO_COPIES = {**{str(n): 8 for n in range(12)}, "joker-green": 3, "joker-yellow": 3}
+LEYLO_COPIES |= {"joker-red": 3, "action": 6}
+#: The referee's card codes (arena/games/leylo/cards.py): 0-11 numbers, 12-14 jokers,
+#: 15 the action card; a cleared cell is -1.
+LEYLO_ACTION, LEYLO_EMPTY = 15, -1
+
+
+def leylo_points(card: str, action_value: int) -> int:
+    """A card's points (L6): a number its value, a joker 12, an action card 12 or 0."""
+    if card == "action":
+        return action_value
+    return 12 if card.startswith("joker") else int(card)
+
+
+def leylo_mean(action_value: int) -> float:
+    """The mean points of a card of the deck."""
+    total = sum(leylo_points(card, action_value) * n for card, n in LEYLO_COPIES.items())
+    return total / sum(LEYLO_COPIES.values())
+
+
+def leylo_code_points(code: int, players: int) -> int:
+    """The points of a card code (a cleared cell: 0)."""
+    if code == LEYLO_EMPTY:
+        return 0
+    if code == LEYLO_ACTION:
+        return 0 if players == 2 else 12
+    return code if code < 12 else 12
+
+
+def leylo_policy(state: Any, seat: int, legal: list[Decision], rng: random.Random) -> Decision:
+    """Greedy by what the seat sees: take the discard when it beats its worst face-up
+    card, put a held card over the worst face-up card it beats (or over a face-down
+    card when it is below the mean), else discard it and turn a card up; clear every
+    line, claim with a card cheaper than an action card. It does not turn up or cover
+    its last face-down card (which ends the round) unless it looks lowest, since the
+    one who ends the round doubles unless lowest: it swaps to wait instead."""
+    action = legal[0]["action"]
+    if action == "flip":
+        return rng.choice(legal)
+    if action == "clear":
+        return legal[0]
+    players = state.players
+    cards, up = state.cards[seat], state.up[seat]
+    shown = [(leylo_code_points(cards[i], players), i) for i in range(16) if up[i]]
+    worst = max(shown, default=(-1, -1))
+    last_card = sum(1 for i in range(16) if not up[i] and cards[i] != LEYLO_EMPTY) == 1
+    waiting = last_card and not leylo_looks_lowest(state, seat)
+    if action in ("draw", "swap"):
+        top = leylo_code_points(state.discard[-1], players) if state.discard else 99
+        sources = {d["source"]: d for d in legal if d["action"] == "draw"}
+        if top < worst[0] and "discard" in sources:
+            return sources["discard"]
+        swaps = [d for d in legal if d["action"] == "swap"]
+        if (waiting or "pile" not in sources) and swaps:
+            return swaps[0]
+        return sources.get("pile") or sources.get("discard") or legal[0]
+    if action in ("claim", "pass"):
+        cheap = leylo_code_points(state.discard[-1], players) < 12
+        return legal[0] if cheap and len(legal) > 1 else legal[-1]
+    held = leylo_code_points(state.held, players)
+    if held < worst[0] or (waiting and worst[1] >= 0):
+        return {"action": "replace", "cell": worst[1]}
+    reveals = [d for d in legal if d["action"] == "discard"]
+    if held < leylo_mean(12 if players > 2 else 0) and reveals:
+        return {"action": "replace", "cell": rng.choice(reveals)["reveal"]}
+    return rng.choice(reveals) if reveals else {"action": "replace", "cell": worst[1]}
+
+
+def leylo_looks_lowest(state: Any, seat: int) -> bool:
+    """True when the seat's grid looks strictly lowest (face-down cards at the mean)."""
+    players = state.players
+    mean = leylo_mean(12 if players > 2 else 0)
+
+    def points(other: int) -> float:
+        cards, up = state.cards[other], state.up[other]
+        return sum(
+            leylo_code_points(c, players) if up[i] else mean
+            for i, c in enumerate(cards)
+            if c != LEYLO_EMPTY
+        )
+
+    mine = points(seat)
+    return all(mine < points(other) for other in range(players) if other != seat)
+
+
+def leylo_match(a: int, b: int) -> bool:
+    """True when two card codes can lie in one line (L4): equal, or a number card and a
+    joker of its colour (numbers 0-3 green, 4-7 yellow, 8-11 red; jokers 12-14 likewise)."""
+    if a == b:
+        return True
+    low, high = min(a, b), max(a, b)
+    return 0 <= low < 12 and 12 <= high <= 14 and low // 4 == high - 12
+
+
+def leylo_affinity(cards: list[int], up: list[bool], cell: int, code: int) -> int:
+    """How many face-up cards in the row and the column of `cell` match `code`."""
+    row, column = cell - cell % 4, cell % 4
+    others = [row + k for k in range(4)] + [column + 4 * k for k in range(4)]
+    return sum(1 for o in others if o != cell and up[o] and leylo_match(cards[o], code))
+
+
+def leylo_candidates(state: Any, seat: int, legal: list[Decision]) -> list[Decision]:
+    """The decisions worth searching: a LEYLO turn offers up to 26 (24 swaps) and a
+    placement up to 30, most of them alike (face-down cards are interchangeable, and a
+    swap changes no points). Keeps both draws and the swaps that build lines; the
+    replacements of face-up cards the held card beats or builds a line on (at most 4),
+    the face-down cell where it builds most, one reveal; one or two opening flips; one
+    more swap as a way to wait (it changes no points)."""
+    action = legal[0]["action"]
+    cards, up = state.cards[seat], state.up[seat]
+    if action in ("draw", "swap"):
+        draws = [d for d in legal if d["action"] == "draw"]
+        gains = [(leylo_swap_gain(cards, up, *d["cells"]), d) for d in legal if "cells" in d]
+        best = [d for _, d in sorted((g for g in gains if g[0] > 0), key=lambda g: -g[0])[:2]]
+        wait = [d for d in legal if d["action"] == "swap" and d not in best][:1]
+        return draws + best + wait or legal
+    if action in ("replace", "discard"):
+        return leylo_placements(state, seat, legal) or legal
+    if action == "flip":
+        cells = [d["cell"] for d in legal]
+        near = max(cells, key=lambda c: sum(leylo_affinity(cards, up, c, x) for x in range(16)))
+        return [d for d in legal if d["cell"] in {cells[0], near}]
+    return legal
+
+
+def leylo_swap_gain(cards: list[int], up: list[bool], a: int, b: int) -> int:
+    """How many more matching face-up neighbours the swapped face-up cards get."""
+    gain = 0
+    if up[a]:
+        gain += leylo_affinity(cards, up, b, cards[a]) - leylo_affinity(cards, up, a, cards[a])
+    if up[b]:
+        gain += leylo_affinity(cards, up, a, cards[b]) - leylo_affinity(cards, up, b, cards[b])
+    return gain
+
+
+def leylo_placements(state: Any, seat: int, legal: list[Decision]) -> list[Decision]:
+    """The placements of the held card worth searching (see `leylo_candidates`)."""
+    cards, up, held, players = state.cards[seat], state.up[seat], state.held, state.players
+    value = leylo_code_points(held, players)
+
+    def gain(cell: int) -> float:
+        points = leylo_code_points(cards[cell], players) - value
+        lines = leylo_affinity(cards, up, cell, held) - leylo_affinity(cards, up, cell, cards[cell])
+        return points + 3 * lines
+
+    replaces = [d["cell"] for d in legal if d["action"] == "replace"]
+    shown = sorted((c for c in replaces if up[c] and gain(c) > 0), key=lambda c: -gain(c))
+    hidden = [c for c in replaces if not up[c]]
+    kept = [{"action": "replace", "cell": c} for c in shown[:4]]
+    if hidden:
+        best = max(hidden, key=lambda c: leylo_affinity(cards, up, c, held))
+        kept.append({"action": "replace", "cell": best})
+    reveals = [d for d in legal if d["action"] == "discard"]
+    return kept + reveals[:1]
+
+
+def leylo_estimate(state: Any) -> list[float]:
+    """Totals so far plus each grid's points now, a face-down card at the mean of the deck."""
+    view = state.observe(0)
+    action = view["action_card_value"]
+    mean_hidden = leylo_mean(action)
+    totals = []
+    for seat, grid in enumerate(view["grids"]):
+        running = 0.0
+        for cell in grid:
+            if cell == "hidden":
+                running += mean_hidden
+            elif cell != "empty":
+                running += leylo_points(cell, action)
+        totals.append(view["totals"][seat] + running)
+    return totals
+
+
+# ----- twirkle ---------------------------------------------------------------------
+#: Playout preferences by action: place cards, end a placement only when nothing fits.
+TWIRKLE_PREFERENCE = {"place": 0, "pick": 1, "end_turn": 2, "end_placing": 3, "pass": 4}
+
+
+def twirkle_policy(state: Any, seat: int, legal: list[Decision], rng: random.Random) -> Decision:
+    """Place whatever fits, never exchange or shift (pass when nothing fits)."""
+    best = min(TWIRKLE_PREFERENCE.get(d["action"], 9) for d in legal)
+    if best == 9:  # only exchanges or shifting moves are left: the cheapest way out
+        ends = [d for d in legal if d["action"] in ("end_exchange", "end_turn")]
+        return ends[0] if ends else rng.choice(legal)
+    return rng.choice([d for d in legal if TWIRKLE_PREFERENCE.get(d["action"], 9) == best])
+
+
+def twirkle_estimate(state: Any) -> Sequence[float]:
+    """The running scores."""
+    scores: list[float] = state.observe(0)["scores"]
+    return scores
+
+
+PROFILES: dict[str, Profile] = {
+    "take-that": Profile(
+        policy=take_that_policy,
+        playout_limit=lambda view: view["draw_pile"] + 25,
+        milestone=lambda decision: decision["action"] == "take",
+        margin_weight=0.7,
+        estimate=take_that_estimate,
+        margin_scale=10.0,
+    ),
+    "krumme10": Profile(
+        policy=krumme10_policy,
+        playout_limit=lambda view: 1,
+        estimate=krumme10_estimate,
+        margin_weight=1.0,
+        margin_scale=5.0,
+        exploration=0.5,
+    ),
+    "leylo": Profile(
+        policy=leylo_policy,
+        candidates=leylo_candidates,
+        anchor=True,
+        stage=lambda state: state.round_no,
+        playout_limit=lambda view: 2000,
+        estimate=leylo_estimate,
+        margin_weight=1.0,
+        margin_scale=15.0,
+    ),
+    "twirkle": Profile(
+        policy=twirkle_policy,
+        stage=lambda state: state._to_move()[0],
+        stages=2,
+        playout_limit=lambda view: 80,
+        estimate=twirkle_estimate,
+        margin_weight=1.0,
+        margin_scale=15.0,
+    ),
+}
+
+
+def profile_for(game_id: str) -> Profile:
+    """The game's profile; an unknown game gets uniform playouts to the end."""
+    return PROFILES.get(game_id, Profile())

@@ -1,0 +1,290 @@
+"""The ISMCTS bot (bots/ismcts): legal everywhere, seeded, inside its time, and a real player.
+
+The policy is played in-process with a small fixed number of iterations (the
+determinism knob), so these tests are quick and their outcome depends on the seed
+alone; one match goes through arena's runner with the bot as a sandboxed subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import replay
+from arena.games import Game, all_games, load_game
+from arena.manifest import find_bot, load_manifest, resolve_command
+from arena.match import BotRef, MatchSpec, MatchStatus, SeatStatus, run_match
+from arena.seeds import derive
+from tests.helpers import load_bot_module
+
+BOT = Path(__file__).resolve().parents[1] / "bots" / "ismcts"
+ismcts = load_bot_module("ismcts")
+tree_search = ismcts.tree_search
+ITERATIONS = 6
+#: One non-default variant per game that has any.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "take-that": {"pro": True, "rounds": 1},
+    "krumme10": {"teams": True, "pink4": True, "long": True, "showdown": True},
+    "leylo": {"rounds": 4},
+}
+
+
+def cases() -> list[tuple[str, int, dict[str, Any]]]:
+    found = []
+    for game in all_games():
+        spec = game.spec
+        for players in range(spec.min_players, spec.max_players + 1):
+            found.append((spec.id, players, {}))
+        if spec.id in VARIANTS:
+            found.append((spec.id, 4, VARIANTS[spec.id]))
+    return found
+
+
+def search_seat(
+    game: Game, seat: int, rng: random.Random, iterations: int = ITERATIONS
+) -> dict[str, Any]:
+    """The bot's decision for `seat`, searched with a fixed number of iterations."""
+    return ismcts.choose(
+        game.observe(seat),
+        game.legal(seat),
+        rng,
+        game.variant,
+        game=game.spec.id,
+        budget_s=60.0,
+        iterations=iterations,
+    )
+
+
+def play(game: Game, searched: set[int], rng: random.Random, decisions: int) -> list[Any]:
+    """Play on with the bot at `searched` seats (random elsewhere) for at most `decisions`
+    searched decisions; return them. `apply_joint` refuses anything not legal."""
+    made: list[Any] = []
+    while not game.is_over() and len(made) < decisions:
+        joint = {}
+        for seat in game.to_move():
+            if seat in searched:
+                joint[seat] = search_seat(game, seat, rng)
+                made.append(joint[seat])
+            else:
+                joint[seat] = rng.choice(game.legal(seat))
+        game.apply_joint(joint)
+    return made
+
+
+@pytest.mark.parametrize(("game_id", "players", "variant"), cases())
+def test_plays_legal_decisions_in_every_game_and_player_count(
+    game_id: str, players: int, variant: dict[str, Any]
+) -> None:
+    game = load_game(game_id).new(players, 3, variant)
+    made = play(game, {0, players - 1}, random.Random(1), decisions=12)
+    assert len(made) >= 6 or game.is_over()
+
+
+@pytest.mark.parametrize(("game_id", "variant"), [("take-that", {"rounds": 1}), ("krumme10", {})])
+def test_plays_whole_games_to_the_end(game_id: str, variant: dict[str, Any]) -> None:
+    game = load_game(game_id).new(2, 8, variant)
+    play(game, {0, 1}, random.Random(2), decisions=10_000)
+    assert game.is_over()
+
+
+@pytest.mark.parametrize("game_id", [g.spec.id for g in all_games()])
+def test_same_seed_and_iterations_give_the_same_decisions(game_id: str) -> None:
+    runs = []
+    for _ in range(2):
+        game = load_game(game_id).new(2, 11)
+        runs.append(play(game, {0, 1}, random.Random(5), decisions=6))
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("game_id", [g.spec.id for g in all_games()])
+def test_the_search_statistics_depend_on_the_seed_alone(game_id: str) -> None:
+    game = load_game(game_id).new(2, 11)
+    walk = random.Random(3)
+    for _ in range(15):  # into the game, where samples differ in what they lead to
+        game.apply_joint({s: walk.choice(game.legal(s)) for s in game.to_move()})
+    while len(game.legal(seat := game.to_move()[0])) < 2:
+        game.apply(seat, game.legal(seat)[0])
+    problem = tree_search.Problem(
+        game.__class__, game.observe(seat), game.legal(seat), seat, 2, game.variant
+    )
+    limits = tree_search.Limits(budget_s=60.0, iterations=60)
+    profile = ismcts.profile_for(game_id)
+    stats = [
+        tree_search.search(problem, profile, limits, random.Random(seed)).stats
+        for seed in (5, 5, 6)
+    ]
+    assert stats[0] == stats[1]
+    assert stats[0] != stats[2], "another seed should sample otherwise"
+
+
+class FakeClock:
+    """A clock that moves on by `step` seconds every time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        self.reads += 1
+        return self.now
+
+
+def krumme10_problem() -> Any:
+    game = load_game("krumme10").new(2, 4)
+    seat = game.to_move()[0]
+    return tree_search.Problem(game.__class__, game.observe(seat), game.legal(seat), seat, 2, {})
+
+
+@pytest.mark.parametrize("root", ["halving", "ucb1"])
+def test_stops_iterating_once_the_clock_passes_the_budget(root: str) -> None:
+    problem = krumme10_problem()
+    profile = ismcts.profile_for("krumme10")
+    profile = tree_search.Profile(**{**profile.__dict__, "root_selection": root})
+    clock = FakeClock(step=0.001)
+    result = tree_search.search(
+        problem, profile, tree_search.Limits(budget_s=0.02), random.Random(1), clock
+    )
+    assert 0 < result.iterations < 20  # the clock is read at least once per iteration
+    assert clock.now <= 0.02 + 0.001 * 3, "it went on searching past its budget"
+    assert result.decision in problem.legal
+
+
+def test_without_time_for_one_iteration_it_still_answers_legally() -> None:
+    problem = krumme10_problem()
+    limits = tree_search.Limits(budget_s=0.0)
+    result = tree_search.search(
+        problem, ismcts.profile_for("krumme10"), limits, random.Random(1), FakeClock(1.0)
+    )
+    assert result.iterations == 0 and result.decision in problem.legal
+
+
+def test_fixed_iterations_stop_the_search_whatever_the_clock() -> None:
+    problem = krumme10_problem()
+    limits = tree_search.Limits(budget_s=1e9, iterations=25)
+    result = tree_search.search(
+        problem, ismcts.profile_for("krumme10"), limits, random.Random(1), FakeClock(0.0)
+    )
+    assert result.iterations == 25
+
+
+def test_a_single_legal_decision_is_answered_without_searching() -> None:
+    def no_clock() -> float:
+        raise AssertionError("a forced decision needs no search")
+
+    only = [{"action": "take"}]
+    decision = ismcts.choose({}, only, random.Random(1), game="no-such-game", clock=no_clock)
+    assert decision == only[0]
+
+
+def test_the_search_budget_stays_well_inside_the_deadline() -> None:
+    assert ismcts.search_budget(0.1, None) == 0.1
+    assert ismcts.search_budget(0.1, 1000) == 0.1
+    assert ismcts.search_budget(0.1, 400) == pytest.approx(0.04)
+    assert ismcts.search_budget(0.1, 0) == 0.0
+
+
+def test_rewards_follow_ranks_score_direction_and_teams() -> None:
+    rewards = tree_search.rewards
+    assert rewards([10, 5], True, None, 0.0, 10.0) == [1.0, 0.0]
+    assert rewards([10, 5], False, None, 0.0, 10.0) == [0.0, 1.0]  # LEYLO: lowest wins
+    assert rewards([7, 7, 1], True, None, 0.0, 10.0) == [0.75, 0.75, 0.0]
+    teams = rewards([4, 9, 4, 9], True, [0, 1, 0, 1], 0.0, 10.0)
+    assert teams == [0.0, 1.0, 0.0, 1.0]
+    ahead, behind = rewards([12, 10], True, None, 1.0, 10.0)
+    assert 0.5 < ahead < 1.0 and behind == pytest.approx(1 - ahead)
+
+
+# ----- the program: protocol v1 over pipes, and a match through the runner ----------
+def krumme10_request(number: int) -> dict[str, Any]:
+    game = load_game("krumme10").new(2, 9)
+    seat = game.to_move()[0]
+    return {
+        "type": "decide",
+        "id": number,
+        "observation": game.observe(seat),
+        "legal": game.legal(seat),
+        "deadline_ms": 1000,
+    }
+
+
+def start(seed: int, game: str = "krumme10") -> dict[str, Any]:
+    variant = {"pink4": False, "teams": False, "long": False, "showdown": False}
+    return {
+        "type": "start",
+        "protocol": 1,
+        "match": "m-test",
+        "game": game,
+        "game_version": 1,
+        "variant": variant,
+        "players": 2,
+        "seat": 0,
+        "seed": seed,
+        "decision_timeout_ms": 1000,
+    }
+
+
+def converse(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
+    """Send `messages` to a fresh bot process (8 iterations a decision), then EOF."""
+    lines = "".join(json.dumps(m) + "\n" for m in messages)
+    done = subprocess.run(
+        [sys.executable, "bot.py", "--iterations", "8"],
+        cwd=BOT,
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+
+def test_the_program_speaks_protocol_v1_and_replays_a_seed() -> None:
+    request = krumme10_request(1)
+    end = {"type": "end", "match": "m-test", "seat": 0, "result": {}}
+    answers, stderr = converse(
+        [start(3), request, end, {"type": "unknown"}, start(3), request, end, {"type": "quit"}]
+    )
+    assert [a["type"] for a in answers] == ["ready", "decision", "ready", "decision"], stderr
+    assert answers[0]["name"] == "ismcts"
+    assert answers[1]["id"] == 1 and answers[1]["decision"] in request["legal"]
+    assert answers[1]["decision"] == answers[3]["decision"], "the same seed, the same search"
+    assert "search failed" not in stderr
+
+
+def test_the_program_answers_at_random_when_it_cannot_search() -> None:
+    request = krumme10_request(1)
+    answers, stderr = converse([start(3, game="no-such-game"), request])
+    assert answers[1]["decision"] in request["legal"]
+    assert "search failed" in stderr
+
+
+def test_a_real_match_through_the_runner_with_only_legal_decisions() -> None:
+    manifest = load_manifest(BOT)
+    assert manifest.games == ("*",)
+    bot = BotRef(manifest.name, str(manifest.folder), tuple(resolve_command(manifest)))
+    rival = find_bot("random")
+    other = BotRef(rival.name, str(rival.folder), tuple(resolve_command(rival)))
+    spec = MatchSpec(
+        match_id="test-ismcts",
+        game="krumme10",
+        seed=12,
+        seats=(bot, other),
+        decision_timeout=1.0,
+        startup_timeout=10.0,
+        keys=derive(b"test" * 8, 12, "test", 2),
+    )
+    result = run_match(spec)
+    assert result.status is MatchStatus.NORMAL, [s.detail for s in result.seats]
+    assert [s.status for s in result.seats] == [SeatStatus.OK] * 2, result.seats[0].stderr
+    assert "search failed" not in result.seats[0].stderr, "arena.games was not importable"
+    assert result.seats[0].decisions > 10
+    assert result.replay is not None
+    replay.verify(result.replay)
