@@ -11,6 +11,7 @@ import json
 import random
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,11 @@ from arena.games import Game, all_games, load_game
 from arena.manifest import find_bot, load_manifest, resolve_command
 from arena.match import BotRef, MatchSpec, MatchStatus, SeatStatus, run_match
 from arena.seeds import derive
+from arena.tournament import config
 from tests.helpers import load_bot_module
 
-BOT = Path(__file__).resolve().parents[1] / "bots" / "ismcts"
+ROOT = Path(__file__).resolve().parents[1]
+BOT = ROOT / "bots" / "ismcts"
 ismcts = load_bot_module("ismcts")
 tree_search = ismcts.tree_search
 ITERATIONS = 6
@@ -215,14 +218,14 @@ def krumme10_request(number: int) -> dict[str, Any]:
     }
 
 
-def start(seed: int, game: str = "krumme10") -> dict[str, Any]:
+def start(seed: int, game: str = "krumme10", version: int = 1) -> dict[str, Any]:
     variant = {"pink4": False, "teams": False, "long": False, "showdown": False}
     return {
         "type": "start",
         "protocol": 1,
         "match": "m-test",
         "game": game,
-        "game_version": 1,
+        "game_version": version,
         "variant": variant,
         "players": 2,
         "seat": 0,
@@ -259,9 +262,11 @@ def test_the_program_speaks_protocol_v1_and_replays_a_seed() -> None:
     assert "search failed" not in stderr
 
 
-def test_the_program_answers_at_random_when_it_cannot_search() -> None:
+@pytest.mark.parametrize(("game", "version"), [("no-such-game", 1), ("krumme10", 99)])
+def test_the_program_answers_at_random_when_it_cannot_search(game: str, version: int) -> None:
+    """An unknown game, or rules other than the referee's: legal answers, a line on stderr."""
     request = krumme10_request(1)
-    answers, stderr = converse([start(3, game="no-such-game"), request])
+    answers, stderr = converse([start(3, game, version), request])
     assert answers[1]["decision"] in request["legal"]
     assert "search failed" in stderr
 
@@ -288,3 +293,12 @@ def test_a_real_match_through_the_runner_with_only_legal_decisions() -> None:
     assert result.seats[0].decisions > 10
     assert result.replay is not None
     replay.verify(result.replay)
+
+
+@pytest.mark.parametrize("game_id", [g.spec.id for g in all_games()])
+def test_every_game_has_a_tournament_of_ismcts_the_heuristic_and_random(game_id: str) -> None:
+    path = ROOT / "tournaments" / f"{game_id}-ismcts.toml"
+    settings = config.from_mapping(tomllib.loads(path.read_text()))
+    assert settings.game == game_id
+    assert set(settings.bots) == {"ismcts", f"{game_id}-heuristic", "random"}
+    assert all(find_bot(name).plays(game_id) for name in settings.bots)

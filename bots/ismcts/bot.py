@@ -43,7 +43,7 @@ DEFAULT_BUDGET_MS = 100
 #: over (a Twirkle playout can take a few milliseconds, a first sample of a new Krumme10
 #: situation tens), encoding the answer, the pipes and a busy machine. arena's default
 #: deadline of 1 s gives the full 100 ms; a tournament with a shorter one gets a
-#: shorter search (the demo's 0.4 s: 40 ms).
+#: shorter search (the demo's 0.3 s: 30 ms).
 DEADLINE_SHARE = 0.1
 
 
@@ -115,6 +115,7 @@ class Match:
 
     def __init__(self, start: dict[str, Any]) -> None:
         self.game: str = start.get("game", "")
+        self.game_version = start.get("game_version")
         self.variant: dict[str, Any] = start.get("variant") or {}
         self.rng = random.Random(start.get("seed", 0))
         self.failed = False  # the search broke once: answer at random from then on
@@ -126,6 +127,7 @@ class Match:
             return legal[0] if len(legal) == 1 else self.rng.choice(legal)
         budget = search_budget(budget_s, request.get("deadline_ms"))
         try:
+            self.check_rules()
             return choose(
                 request["observation"],
                 legal,
@@ -139,6 +141,17 @@ class Match:
             self.failed = True
             sys.stderr.write(f"{NAME}: search failed ({error!r}); playing at random\n")
             return self.rng.choice(legal)
+
+    def check_rules(self) -> None:
+        """Raise unless arena's referee plays the rules version this match is played under
+        (a search with other rules would be a search of another game)."""
+        from arena.games import load_game
+
+        version = load_game(self.game).spec.version
+        if self.game_version is not None and self.game_version != version:
+            raise ValueError(
+                f"the referee has rules version {version}, the match {self.game_version}"
+            )
 
 
 def main(argv: list[str] | None = None) -> None:
