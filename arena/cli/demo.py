@@ -46,6 +46,7 @@ def demo(
     from arena.manifest import BUNDLED_BOTS, load_manifest
 
     store = open_store()
+    store.secret()  # a malformed ARENA_SECRET fails now, not after the smoke matches
     known = {g.spec.id for g in all_games()}
     bundled = [
         p
