@@ -114,20 +114,27 @@ def wait_for(condition: Callable[[], bool], seconds: float = 120) -> None:
 def test_ctrl_c_stops_a_tournament_marks_it_interrupted_and_resume_finishes(
     tmp_path: Path,
 ) -> None:
-    command = ["tournament", "run", "--game", "take-that", "--rounds", "12", "--workers", "2"]
+    # 180 matches, some 20 s: the signal comes after the first one, long before the last.
+    command = ["tournament", "run", "--game", "take-that", "--rounds", "30", "--workers", "2"]
     command += ["--bots", "random,first-legal,take-that-heuristic", "--fresh-processes"]
     process = subprocess.Popen(
         ARENA + command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env_for(tmp_path)
     )
-    store = Store(f"sqlite:///{tmp_path / 'home' / 'arena.db'}")
     try:
-        wait_for(lambda: (tmp_path / "home" / "arena.db").exists())
-        wait_for(lambda: bool(store.tournaments()) and store.match_counts(1)[0] >= 1)
+        # Its first line comes once the database is made: opening it earlier would race
+        # the run's own schema set-up (and a waiting reader could miss the whole run).
+        assert process.stderr is not None
+        first = process.stderr.readline()
+        assert first.startswith(b"tournament 1 scheduled"), first
+        store = Store(f"sqlite:///{tmp_path / 'home' / 'arena.db'}")
+        wait_for(lambda: store.match_counts(1)[0] >= 1)
+        counted = store.match_counts(1)
         process.send_signal(signal.SIGINT)
         _out, stderr = process.communicate(timeout=60)
+        stderr = first + stderr
     finally:
         process.kill()
-    assert process.returncode == 130, stderr.decode()
+    assert process.returncode == 130, (counted, stderr.decode())
     message = stderr.decode().strip().splitlines()[-1]
     assert message.startswith("error: interrupted: stopped after")
     assert "arena tournament resume 1" in message

@@ -275,12 +275,12 @@ def test_doctor_reports_the_protections() -> None:
     assert found["sandboxed"] is sandboxed()
 
 
-def _leftovers(root: Path, pattern: str) -> list[Path]:
-    """Entries named <prefix>-<pid>... whose arena process is gone."""
+def _leftovers(root: Path, pattern: str, pids: set[int] | None = None) -> list[Path]:
+    """Entries named <prefix>-<pid>... whose arena process is gone (one of `pids`, if given)."""
     found = []
     for path in root.glob(pattern):
         pid = int(path.name.split("-")[1])
-        if not Path(f"/proc/{pid}").exists():
+        if (pids is None or pid in pids) and not Path(f"/proc/{pid}").exists():
             found.append(path)
     return found
 
@@ -308,7 +308,12 @@ def test_tournament_with_hostile_bots_leaves_nothing_behind(
     root, _reason = sandbox.cgroup.find_root()
     stale = _leftovers(uids.runtime_dir(), "stage-*")
     stale += _leftovers(root.path, "arena-*") if root is not None else []
-    runner.run(store, tid, workers=2, pin_workers=False)
+    # Processes of this run (its workers): other tests may run alongside (pytest -n), and
+    # only what this run's processes left is this test's business.
+    ours: set[int] = set()
+    runner.run(
+        store, tid, workers=2, pin_workers=False, on_progress=lambda _: ours.update(descendants())
+    )
     assert store.match_counts(tid) == (12, 12)
     statuses: dict[str, set[str]] = {}
     names = store.version_names()
@@ -320,9 +325,9 @@ def test_tournament_with_hostile_bots_leaves_nothing_behind(
     # Nothing left: processes, uids, staged copies, cgroups, files in the stored bots.
     assert descendants() - before == set()
     assert processes_of(used_uids) == []
-    assert set(_leftovers(uids.runtime_dir(), "stage-*")) <= set(stale)
+    assert set(_leftovers(uids.runtime_dir(), "stage-*", ours)) <= set(stale)
     if root is not None:
-        assert set(_leftovers(root.path, "arena-*")) <= set(stale)
+        assert set(_leftovers(root.path, "arena-*", ours)) <= set(stale)
     assert sorted(p for p in (tmp_path / "bots").rglob("*")) == before_files
     with sqlite3.connect(tmp_path / "arena.db") as db:
         assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)

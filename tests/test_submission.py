@@ -345,6 +345,20 @@ def test_a_bundled_bot_is_registered_from_its_own_folder_owned_by_arena(
     assert (again.id, created) == (version.id, False)
 
 
+def test_only_a_bundled_bots_own_folder_skips_the_smoke_match(
+    tmp_path: Path, home: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """arena's own bots are played by its suite; a copy of one, renamed, is a submission."""
+    played: list[str] = []
+    monkeypatch.setattr(registry, "smoke_test", lambda manifest: played.append(manifest.name))
+    registry.submit(store, home, "ismcts")
+    assert played == []
+    copy = tmp_path / "copy"
+    shutil.copytree(BUNDLED_BOTS / "ismcts", copy)
+    registry.submit(store, home, str(copy), name="my-search")
+    assert played == ["my-search"]
+
+
 def test_a_name_is_never_a_folder(
     tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,8 +2,7 @@
 
 The quick bots (random, first-legal, the heuristics: milliseconds a decision) play a
 round robin of every game. A search bot thinks up to a tenth of a second a decision,
-so in that round robin it would take most of an hour (and registering it already
-plays one smoke match of every game, about half a minute). It plays a smaller round
+so in that round robin it would take most of an hour. It plays a smaller round
 robin of its own instead, with each game's heuristic and random play, under a
 shorter decision timeout: the ISMCTS bot searches a tenth of the timeout, 30 ms here.
 Each round robin prints its own leaderboard (ratings from its matches only, so the
@@ -46,7 +45,7 @@ def demo(
     from arena.manifest import BUNDLED_BOTS, load_manifest
 
     store = open_store()
-    store.secret()  # a malformed ARENA_SECRET fails now, not after the smoke matches
+    store.secret()  # a malformed ARENA_SECRET fails now, before anything is registered
     known = {g.spec.id for g in all_games()}
     bundled = [
         p
