@@ -207,7 +207,9 @@ def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None
         decision_timeout_ms=int(spec.decision_timeout * 1000),
     )
     try:
-        seat.bot = pool.acquire(ref.name, ref.argv, Path(ref.folder), spec.limits)
+        seat.bot = pool.acquire(
+            ref.name, ref.argv, Path(ref.folder), spec.limits, deal=spec.keys.deal
+        )
         seat.bot.start_match(message, time.monotonic() + spec.startup_timeout)
     except BotError as error:
         seat.forfeit(SeatStatus(error.reason), f"at start: {error}", pool)

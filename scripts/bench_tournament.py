@@ -1,14 +1,21 @@
 """Benchmark: tournament throughput with 1 and 2 workers, process reuse vs fresh processes,
 CPU pinning, the share of time spent outside the bots, and the rating + database cost.
 
-Run: .venv/bin/python scripts/bench_tournament.py [--game take-that] [--rounds 40]
+Run: .venv/bin/python scripts/bench_tournament.py [--game take-that] [--rounds 40] [--repeat 3]
 
-Every figure comes from this one run, on a fresh temporary arena home (SQLite).
+Every figure comes from this one run, each tournament on a fresh temporary arena home
+(SQLite). What is timed: `runner.run` of the whole round robin (pool start-up, every
+match, recording), wall clock and CPU time (this process and every process it waited
+for: workers, bots). The set-ups take turns round by round (--repeat rounds), so that
+the load of a shared machine falls on all of them alike; each figure is the median,
+with min..max, over the rounds.
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
+import statistics
 import sys
 import tempfile
 import time
@@ -24,10 +31,18 @@ from arena.tournament import runner  # noqa: E402
 from arena.tournament.config import TournamentConfig  # noqa: E402
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its waited-for descendants so far."""
+    own, children = (
+        resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def run_once(
     game: str, bots: tuple[str, ...], rounds: int, workers: int, fresh: bool, pin: bool
-) -> tuple[float, float, float]:
-    """(matches per second, share of match time inside bots, seconds) for one tournament."""
+) -> tuple[float, float, float, float]:
+    """(matches/s, share of match time inside bots, seconds, CPU seconds) for one tournament."""
     with tempfile.TemporaryDirectory() as home:
         store = Store(f"sqlite:///{home}/arena.db")
         config = TournamentConfig(
@@ -44,13 +59,13 @@ def run_once(
                 match_time += p.result.seconds
                 count += 1
 
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), cpu_seconds()
         runner.run(
             store, tid, workers, fresh_processes=fresh, pin_workers=pin, on_progress=progress
         )
-        took = time.perf_counter() - began
+        took, cpu = time.perf_counter() - began, cpu_seconds() - cpu
         store.close()
-    return count / took, thinking / max(match_time, 1e-9), took
+    return count / took, thinking / max(match_time, 1e-9), took, cpu
 
 
 def record_cost(n: int = 500) -> float:
@@ -90,27 +105,39 @@ def main() -> None:
     parser.add_argument("--game", default="take-that")
     parser.add_argument("--bots", default="random,first-legal")
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (>= 1)")
     args = parser.parse_args()
     bots = tuple(args.bots.split(","))
-    print(f"{args.game} round robin of {', '.join(bots)}, {args.rounds} rounds, 2 players")
-    print("workers  processes  pinned   matches/s  in-bot share  seconds")
-    figures = {}
-    for workers, fresh, pin in [
-        (1, False, False),
-        (1, True, False),
-        (2, False, True),
-        (2, False, False),
-        (2, True, True),
-    ]:
-        rate_, share, took = run_once(args.game, bots, args.rounds, workers, fresh, pin)
-        figures[(workers, fresh, pin)] = rate_
+    setups = [(1, False, False), (1, True, False), (2, False, True), (2, False, False)]
+    setups.append((2, True, True))
+    runs: dict[tuple[int, bool, bool], list[tuple[float, float, float, float]]] = {}
+    for _round in range(args.repeat):
+        for setup in setups:
+            runs.setdefault(setup, []).append(run_once(args.game, bots, args.rounds, *setup))
+    print(f"{args.game} round robin of {', '.join(bots)}, {args.rounds} rounds, 2 players;")
+    print(f"median (min..max) over {args.repeat} interleaved rounds")
+    print("workers  processes  pinned  matches/s            in-bot  wall s  CPU s")
+    for (workers, fresh, pin), figures in runs.items():
+        rate_ = spread([f[0] for f in figures], 1)
+        share, took, cpu = (statistics.median(f[i] for f in figures) for i in (1, 2, 3))
         label = "fresh" if fresh else "reused"
-        print(f"{workers:7d}  {label:9s}  {pin!s:6s}  {rate_:9.1f}  {share:11.0%}  {took:7.1f}")
-    reuse_gain = figures[(1, False, False)] / figures[(1, True, False)]
-    print(f"reuse vs fresh (1 worker): {reuse_gain:.1f}x")
-    scaling = figures[(2, False, True)] / figures[(1, False, False)]
-    print(f"2 workers vs 1 (reused, pinned): {scaling:.2f}x")
+        row = f"{workers:7d}  {label:9s}  {pin!s:6s}  {rate_:19s}  {share:6.0%}"
+        print(f"{row}  {took:6.1f}  {cpu:5.1f}")
+    reused, fresh = runs[(1, False, False)], runs[(1, True, False)]
+    gains = [a[0] / b[0] for a, b in zip(reused, fresh, strict=True)]
+    print(f"reuse vs fresh (1 worker, matches/s, per round): {spread(gains, 2)}x")
+    cpu_gains = [b[3] / a[3] for a, b in zip(reused, fresh, strict=True)]
+    print(f"fresh vs reuse CPU seconds (1 worker, per round): {spread(cpu_gains, 2)}x")
+    pinned = runs[(2, False, True)]
+    scaling = [a[0] / b[0] for a, b in zip(pinned, reused, strict=True)]
+    print(f"2 workers vs 1 (reused, pinned, per round): {spread(scaling, 2)}x")
     print(f"rating + database per recorded match: {record_cost():.2f} ms")
+
+
+def spread(values: list[float], digits: int) -> str:
+    """`median (min..max)`."""
+    median, low, high = statistics.median(values), min(values), max(values)
+    return f"{median:.{digits}f} ({low:.{digits}f}..{high:.{digits}f})"
 
 
 if __name__ == "__main__":

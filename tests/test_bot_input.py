@@ -119,7 +119,8 @@ def test_a_deep_answer_in_a_match_forfeits_the_seat_as_illegal() -> None:
     pool = BotPool()  # the bot plays its first match in a process honestly
     try:
         run_match(spec(polite, bot_ref_for("void_when_losing"), timeout=2.0), pool)
-        result = run_match(spec(polite, bot_ref_for("void_when_losing"), timeout=2.0), pool)
+        # Another deal: the same one would be given to a new process (arena.players.pool).
+        result = run_match(spec(polite, bot_ref_for("void_when_losing"), seed=6, timeout=2.0), pool)
     finally:
         pool.close()
     assert result.status is MatchStatus.FORFEIT, result.error

@@ -109,9 +109,10 @@ def test_dask_results_and_leaderboard_equal_a_local_run(
     tid = runner.create(store, home, CONFIG)
     executor = DaskExecutor(client.scheduler.address, client=client)
     runner.run(store, tid, executor=executor)
-    # Each worker process keeps its bots alive between matches (at most one per bot here)...
+    # Each worker process keeps its bots alive between matches (at most two per bot here:
+    # a deal's second seat order needs processes that have not played it)...
     idle = client.run(idle_bots)
-    assert set(idle) == set(client.nthreads()) and max(idle.values()) <= 2, idle
+    assert set(idle) == set(client.nthreads()) and max(idle.values()) <= 4, idle
     assert sum(idle.values()) >= 2, idle
     executor.shutdown()
     assert client.run(idle_bots) == dict.fromkeys(idle, 0)  # ...until the run ends
@@ -151,11 +152,18 @@ class _DyingPool(BotPool):
         super().__init__(reuse=False)
         self.calls = 0
 
-    def acquire(self, name: str, argv: tuple[str, ...], folder: Path, limits: Limits) -> BotProcess:
+    def acquire(
+        self,
+        name: str,
+        argv: tuple[str, ...],
+        folder: Path,
+        limits: Limits,
+        deal: int | None = None,
+    ) -> BotProcess:
         self.calls += 1
         if self.calls == 2:
             os.kill(os.getpid(), signal.SIGKILL)
-        return super().acquire(name, argv, folder, limits)
+        return super().acquire(name, argv, folder, limits, deal)
 
 
 def kill_worker_in(
@@ -281,3 +289,17 @@ def test_the_command_line_runs_on_the_cluster_and_refuses_a_bad_executor(
     assert json.loads(done.stdout.splitlines()[-1])["played"] == 2
     bad = CliRunner().invoke(app, [*args, "--executor", "spark://x:1"])
     assert bad.exit_code == 2 and "dask://HOST:PORT" in bad.output
+
+
+def test_no_dask_worker_process_meets_a_deal_twice(tmp_path: Path, client: Client) -> None:
+    """Issue 17, item 1, on Dask: each worker's shared pool keeps bots apart from deals."""
+    from tests import test_deal_memory
+
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    tid = runner.create(store, tmp_path, test_deal_memory.CONFIG)
+    results: list[MatchResult] = []
+    executor = DaskExecutor(client.scheduler.address, client=client)
+    runner.run(store, tid, executor=executor, on_progress=lambda p: results.append(p.result))  # type: ignore[arg-type]
+    executor.shutdown()
+    assert store.match_counts(tid) == (24, 24)
+    test_deal_memory.check(test_deal_memory.deals_by_process(results))

@@ -3,6 +3,15 @@
 Protocol v1 lets a bot play several matches in a row (a new `start` after
 `end`), so a worker pays a bot's start-up once, not per match. A process that
 misbehaved is never reused: it is closed and the next match starts a new one.
+
+A process never plays the same deal twice. Tournaments play each deal once per
+seat rotation, and a bot sees hidden cards by the end of a match (hands shown,
+grids turned up): a process that met the deal again in another seat could play
+knowing every hidden card. So each process remembers the deals it was given (by
+the match's keyed deal seed, which the bot never sees), and a match gets an idle
+process that has not played its deal, or a new one. Under bubblewrap nothing a
+bot writes outlives its process (/tmp and /dev/shm are its own; its folder is
+read-only), so a new process starts knowing nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +21,10 @@ from pathlib import Path
 
 from arena.players.process import BotProcess
 from arena.sandbox import Limits
+
+#: Idle processes kept per bot (beyond it the oldest is closed): enough for every seat
+#: rotation of a deal to find a process that has not seen it, with a few to spare.
+MAX_IDLE = 8
 
 
 class BotPool:
@@ -26,18 +39,35 @@ class BotPool:
     def _key(argv: tuple[str, ...], folder: Path, limits: Limits) -> tuple[object, ...]:
         return (argv, str(folder), limits)
 
-    def acquire(self, name: str, argv: tuple[str, ...], folder: Path, limits: Limits) -> BotProcess:
-        """An idle live process for this bot, or a newly spawned one (BotCrashed if it cannot)."""
+    def acquire(
+        self,
+        name: str,
+        argv: tuple[str, ...],
+        folder: Path,
+        limits: Limits,
+        deal: int | None = None,
+    ) -> BotProcess:
+        """An idle live process for this bot that has not played `deal`, or a new one.
+
+        BotCrashed if a new one cannot start. `deal` (None: a one-off deal) is then
+        remembered by the process, so that it is never given that deal again.
+        """
         idle = self._idle.get(self._key(argv, folder, limits), [])
-        while idle:
-            bot = idle.pop()
-            if bot.alive:
-                bot.name = name
-                return bot
-            bot.close()
-        bot = BotProcess(name, argv, folder, limits)
-        bot.spawn()
-        return bot
+        chosen = None
+        for bot in idle[::-1]:  # the most recently used first (a copy: some are removed)
+            if deal is None or deal not in bot.deals:
+                idle.remove(bot)
+                if bot.alive:
+                    chosen = bot
+                    break
+                bot.close()
+        if chosen is None:
+            chosen = BotProcess(name, argv, folder, limits)
+            chosen.spawn()
+        chosen.name = name
+        if deal is not None:
+            chosen.deals.add(deal)
+        return chosen
 
     def release(self, bot: BotProcess, healthy: bool) -> None:
         """Give a process back after a match; unhealthy or dead ones are closed.
@@ -46,7 +76,10 @@ class BotPool:
         process's whole life, and a fresh process must not be killed mid-match for it.
         """
         if self.reuse and healthy and bot.alive and not bot.cpu_worn_out():
-            self._idle[self._key(tuple(bot.argv), bot.folder, bot.limits)].append(bot)
+            idle = self._idle[self._key(tuple(bot.argv), bot.folder, bot.limits)]
+            idle.append(bot)
+            if len(idle) > MAX_IDLE:
+                idle.pop(0).close()
         else:
             bot.close(grace=0.2 if healthy else 0)
 

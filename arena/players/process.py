@@ -92,6 +92,8 @@ class BotProcess:
         self._buffer = bytearray()
         self._stderr = bytearray()
         self._stdout_bytes = 0
+        #: The keyed deal seeds of the matches this process was given (arena.players.pool).
+        self.deals: set[int] = set()
         self._poller = select.poll()
         self._debug = LOG.isEnabledFor(logging.DEBUG)
 

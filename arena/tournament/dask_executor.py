@@ -75,10 +75,17 @@ class _SharedPool(BotPool):
         super().__init__(reuse=True)
         self._lock = threading.Lock()
 
-    def acquire(self, name: str, argv: tuple[str, ...], folder: Path, limits: Limits) -> BotProcess:
+    def acquire(
+        self,
+        name: str,
+        argv: tuple[str, ...],
+        folder: Path,
+        limits: Limits,
+        deal: int | None = None,
+    ) -> BotProcess:
         """As BotPool.acquire, one thread at a time."""
         with self._lock:
-            return super().acquire(name, argv, folder, limits)
+            return super().acquire(name, argv, folder, limits, deal)
 
     def release(self, bot: BotProcess, healthy: bool) -> None:
         """As BotPool.release, one thread at a time."""

@@ -1,0 +1,85 @@
+"""Issue 17, item 1: no bot process plays two matches that share a deal.
+
+Tournaments play each deal in every seat rotation, and bot processes are reused
+between matches. tests/bots/deal_memory names its process on stderr at every
+`start`; from the replays (each records its keyed deal seed) these tests check that
+no process met a deal twice, locally and on Dask, and that processes are still
+reused across different deals. The same run with the pool's memory of deals
+switched off does give a process a deal again: the check can fail.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from arena.match import MatchResult
+from arena.players.pool import BotPool
+from arena.store import Store
+from arena.tournament import runner
+from arena.tournament.config import TournamentConfig
+from tests.helpers import TEST_BOTS
+
+MEMORY = str(TEST_BOTS / "deal_memory")
+#: Three bots, four deals per pairing, each deal in both seat orders: 24 short matches.
+CONFIG = TournamentConfig(
+    game="take-that",
+    bots=(MEMORY, "first-legal", "random"),
+    rounds=4,
+    seed=5,
+    variant={"rounds": 1},
+)
+
+
+def deals_by_process(results: Iterable[MatchResult]) -> dict[str, list[str]]:
+    """For each deal_memory process (its token), the deal seeds of the matches it played."""
+    met: dict[str, list[str]] = defaultdict(list)
+    for result in results:
+        assert result.replay is not None, result.status
+        for seat in result.seats:
+            if seat.bot == "deal_memory":
+                token = seat.stderr.split()[1]  # "process TOKEN match N"
+                met[token].append(result.replay["deal_seed"])
+    return dict(met)
+
+
+def play(tmp_path: Path, **run: object) -> dict[str, list[str]]:
+    """Run the tournament; the deals each deal_memory process was given."""
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    tid = runner.create(store, tmp_path, CONFIG)
+    results: list[MatchResult] = []
+    runner.run(store, tid, on_progress=lambda p: results.append(p.result), **run)  # type: ignore[arg-type]
+    assert store.match_counts(tid) == (24, 24)
+    store.close()
+    assert len(results) == 24 and all(r is not None for r in results)
+    return deals_by_process(results)
+
+
+def check(met: dict[str, list[str]]) -> None:
+    """No process met a deal twice; processes were reused across deals all the same."""
+    assert sum(len(deals) for deals in met.values()) == 16  # deal_memory's matches
+    for token, deals in met.items():
+        assert len(deals) == len(set(deals)), f"process {token} met a deal again: {deals}"
+    assert max(len(deals) for deals in met.values()) >= 3, met
+    assert len(met) <= 8, met  # reuse: far fewer processes than matches
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_no_process_meets_a_deal_twice(tmp_path: Path, workers: int) -> None:
+    check(play(tmp_path, workers=workers))
+
+
+def test_without_the_pools_memory_a_process_would_meet_a_deal_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = BotPool.acquire
+
+    def forgetful(self: BotPool, *args: object, deal: int | None = None) -> object:
+        return real(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(BotPool, "acquire", forgetful)
+    met = play(tmp_path, workers=1)
+    assert any(len(deals) != len(set(deals)) for deals in met.values()), met
