@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 from collections import Counter
@@ -50,6 +52,22 @@ def test_round_robin_records_every_match_once_and_rates_in_order(tmp_path: Path)
     assert all(row["games"] == 12 for row in board)
     seats = store.seat_rows(tournament_id=tid)
     assert all(s.mu_before is not None and s.mu_after is not None for _m, s in seats)
+
+
+def test_a_ctrl_c_that_a_finalizer_swallowed_still_stops_the_run(tmp_path: Path) -> None:
+    """KeyboardInterrupt raised where it is only printed (a finalizer) must not be lost."""
+    store = make_store(tmp_path)
+    tid = runner.create(store, tmp_path, config())
+
+    def swallowing(progress: runner.Progress) -> None:
+        if progress.done == 2:
+            with contextlib.suppress(KeyboardInterrupt):  # swallowed, as by a finalizer
+                signal.raise_signal(signal.SIGINT)  # (handled at once, here)
+
+    with pytest.raises(runner.Interrupted, match="stopped after 3 of 18"):
+        runner.run(store, tid, workers=1, on_progress=swallowing)
+    assert store.tournament(tid).status == "interrupted"  # type: ignore[union-attr]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
 
 
 def test_same_leaderboard_with_one_or_four_workers(tmp_path: Path) -> None:

@@ -10,7 +10,10 @@ the schedule: a killed run resumes exactly where it stopped.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -226,10 +229,13 @@ def run(
         pool = executor
     store.set_tournament_status(tournament_id, "running")
     stopped = True  # until the loop ends normally: then idle workers may finish politely
+    ctrl_c, restore_handler = _note_ctrl_c()
     try:
         results = _results(pool, tournament, pending, refs, suspensions, secret)
         for done, (match, result) in enumerate(results, start=len(recorded) + 1):
             _record(store, tournament.game, match, result, suspensions.suspended)
+            if ctrl_c.is_set():  # its KeyboardInterrupt was lost (see _ctrl_c_noted)
+                raise KeyboardInterrupt
             newly = _note(suspensions, match, result)
             if on_progress is not None:
                 labels = [f"{names[v][0]} v{names[v][1]}" for v in newly]
@@ -242,9 +248,39 @@ def run(
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: {_stop(store, tournament_id)}") from None
     finally:
+        restore_handler()
         if owned:
             pool.shutdown(now=stopped)
     store.set_tournament_status(tournament_id, "finished")
+
+
+def _note_ctrl_c() -> tuple[threading.Event, Callable[[], None]]:
+    """While the run lasts, Ctrl-C also sets an event; returns it and how to undo this.
+
+    Python raises KeyboardInterrupt wherever the main thread happens to be, and
+    there a finalizer or a library may swallow it (a finalizer's exceptions are only
+    printed): the run would go on to the end. The runner checks the event after
+    every recorded match, so a Ctrl-C stops the run at the latest one match later.
+    Only the main thread can set a handler; elsewhere the event is never set.
+    """
+    noted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        return noted, lambda: None
+    previous = signal.getsignal(signal.SIGINT)
+    if previous is not signal.default_int_handler:
+        return noted, lambda: None  # SIGINT ignored, or someone else's handler: leave it
+
+    def handler(signum: int, frame: object) -> None:
+        noted.set()
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, handler)
+
+    def restore() -> None:
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGINT, previous)
+
+    return noted, restore
 
 
 class Interrupted(RuntimeError):
