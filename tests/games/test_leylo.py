@@ -480,6 +480,63 @@ def test_guard_does_not_cut_a_final_lap_short() -> None:
     assert game.round_no == 1 and game.to_move() == [1] and game.ender == 0
 
 
+def test_r10_a_final_lap_begun_on_the_guard_turn_is_played_out_with_doubling() -> None:
+    """L10, R10: the last face-down card is turned up on turn 60 x players itself."""
+    game = new_game(3)
+    flip_all(game)
+    set_grid(game, 0, [*LATIN[:15], "?2"])  # 24 points once the 2 is up
+    set_grid(game, 1, ["?0", *LATIN[1:]])  # 24
+    set_grid(game, 2, [str(int(c) + 1) for c in LATIN[:15]] + ["?3"])  # 40
+    set_piles(game, ["9"], ["11"])
+    start_turn(game, 0)
+    game.turns = 60 * 3 - 1
+    game.apply(0, {"action": "draw", "source": "pile"})
+    game.apply(0, {"action": "discard", "reveal": 15})
+    # Turn 180 reached the guard's count and ended the round from seat 0's side: the lap.
+    seen = game.observe(1)
+    assert seen["turns_taken"] == seen["turn_limit"] == 180
+    assert game.round_no == 1 and game.ender == 0 and seen["final_turns_left"] == 2
+    assert game.to_move() == [1]
+    game.apply(1, {"action": "swap", "cells": [1, 2]})
+    assert game.round_no == 1 and game.turns == 181 and game.to_move() == [2]
+    game.apply(2, {"action": "swap", "cells": [1, 2]})
+    # Every other player had its turn past the limit; scored as usual, the ender doubled.
+    result = game.results[0]
+    assert game.round_no == 2 and result["ender"] == 0 and not result["guard"]
+    assert result["points"] == [24, 24, 40] and result["scores"] == [48, 24, 40]
+    assert result["doubled"]
+
+
+def test_r5_a_line_cleared_after_the_rebuild_waits_on_the_discard_pile() -> None:
+    """L9, R5: the pile is rebuilt at the start of a turn; the cards of a line cleared in
+    that turn stay on the discard pile, and the next draw takes the rebuilt pile's top."""
+    game = new_game(2)
+    flip_all(game)
+    # Seat 0: swapping cells 2 and 6 completes a row of 7s; seat 1 has two face-down cards.
+    set_grid(game, 0, ["7", "7", "5", "7", "1", "?2", "7", "?0", *LATIN[8:]])
+    set_grid(game, 1, ["?5", "?6", *LATIN[2:]])
+    set_piles(game, ["1", "2", "3", "4"], ["8"])
+    start_turn(game, 1)
+    game.apply(1, {"action": "draw", "source": "pile"})  # the last card of the pile
+    game.apply(1, {"action": "discard", "reveal": 0})
+    # Seat 0's turn began with an empty pile: rebuilt from the discard pile below the 8.
+    rebuilt = game.chance.log[-1]
+    assert rebuilt["chance"] == "reshuffle" and sorted(rebuilt["outcome"]) == ["1", "2", "3", "4"]
+    assert game.to_move() == [0] and game.discard == [8] and len(game.pile) == 4
+    game.apply(0, {"action": "swap", "cells": [2, 6]})
+    game.apply(0, {"action": "clear", "row": 0})
+    assert game.discard == [8, 7, 7, 7, 7] and game.to_move() == [1]
+    # No second rebuild at seat 1's turn: the pile still holds only the rebuilt cards.
+    reshuffles = [e for e in game.chance.log if e["chance"] == "reshuffle"]
+    assert reshuffles == [rebuilt]
+    seen = game.observe(1)
+    assert seen["draw_pile_size"] == 4 and seen["draw_pile_known"] == ["1", "2", "3", "4"]
+    assert seen["discard"] == ["8", "7", "7", "7", "7"]
+    game.apply(1, {"action": "draw", "source": "pile"})
+    assert game.held == CODES[rebuilt["outcome"][0]]  # the rebuilt pile's top, not a 7
+    assert game.discard == [8, 7, 7, 7, 7] and len(game.pile) == 3
+
+
 # ----- whole games -------------------------------------------------------------
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_conformance_kit(players: int) -> None:

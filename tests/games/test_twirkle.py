@@ -3,7 +3,7 @@
 The German rulebook (seeds/twirkle.de.txt) states its rules in words and has no
 worked examples in its text (its pictures are not part of the seed), so every
 position below is built by hand to show one sentence of it; the comment names
-the sentence or the ruling (W1-W8 of RULINGS.md, T1-T13 of the rules page).
+the sentence or the ruling (W1-W9 of RULINGS.md, T1-T13 of the rules page).
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
+from arena import replay as replays
+from arena.errors import ReplayError
 from arena.games import IllegalDecision, load_game
 from arena.games.twirkle import Twirkle
+from arena.games.twirkle import game as twirkle_game
 from arena.games.twirkle.board import Board, Pos
 from arena.games.twirkle.cards import KIND_OF, NAMES, full_deck, is_line, run_mask
 from arena.games.twirkle.game import IDLE_ROUNDS
@@ -578,6 +581,71 @@ def test_the_target_is_a_different_line_of_two_or_more_cards() -> None:
     assert lifted.compute_mask((1, 1)) >> kind & 1
 
 
+# T8: a put joining the target line to cards beyond a gap. Row y=0: red-star, blue-star,
+# a gap at (2,0), yellow-star, black-star; the source is the star column x=1 above blue-star
+# (green-star on top, then purple-star); a clover ring (x=0, y=2, x=3) holds the rest together.
+GAP_BOARD = {
+    (1, -2): "green-star",
+    (1, -1): "purple-star",
+    (0, 0): "red-star",
+    (1, 0): "blue-star",
+    (3, 0): "yellow-star",
+    (4, 0): "black-star",
+    (0, 1): "red-swirl",
+    (3, 1): "yellow-swirl",
+    (0, 2): "red-clover",
+    (1, 2): "blue-clover",
+    (2, 2): "green-clover",
+    (3, 2): "yellow-clover",
+}
+
+
+def test_t8_a_put_that_joins_cards_beyond_a_gap_continues_past_the_joined_end() -> None:
+    game = position(GAP_BOARD, [["purple-crystal"], ["purple-crystal"]], phase="shifting")
+    game.apply(0, {"action": "lift", "x": 1, "y": -2})
+    right = {"action": "put", "x": 2, "y": 0, "direction": "right"}
+    assert right in game.legal(0)  # the gap, beyond the end of the row red-star, blue-star
+    game.apply(0, right)
+    # The put joined the row to yellow-star and black-star: the target line is now
+    # (0,0)..(4,0), and the next card of the source line goes past its end, to (5,0).
+    assert game.observe(1)["shift"]["last_put"] == [2, 0]
+    assert game.legal(0) == [{"action": "lift", "x": 1, "y": -1}, {"action": "end_turn"}]
+    game.apply(0, {"action": "lift", "x": 1, "y": -1})
+    assert game.legal(0) == [{"action": "put", "x": 5, "y": 0, "direction": "right"}]
+    game.apply(0, {"action": "put", "x": 5, "y": 0, "direction": "right"})
+    row = ["red-star", "blue-star", "green-star", "yellow-star", "black-star", "purple-star"]
+    assert {pos: NAMES[k] for pos, k in game.board.cells.items() if pos[1] == 0} == {
+        (x, 0): card for x, card in enumerate(row)
+    }
+    # blue-star, the next source card, now joins two cards of the row: the shift is over.
+    assert game.current == 1 and game.last_turns[0] == {
+        "action": "pass",
+        "cards": 0,
+        "points": 0,
+        "shifted": 2,
+    }
+    assert game.scores == [0, 0] and game.board.all_lines_valid()
+
+
+def test_t8_a_shift_ends_when_the_next_source_card_belongs_to_the_target_line() -> None:
+    # The source is the star column x=0 from (0,2) up: yellow-star, green-star, red-star;
+    # red-star also starts the target row (red-star, blue-star).
+    game = position(SHIFT_BOARD, [["purple-crystal"], ["purple-crystal"]], phase="shifting")
+    for (x, y), to in (((0, 2), 2), ((0, 1), 3)):
+        assert game.current == 0 and {"action": "lift", "x": x, "y": y} in game.legal(0)
+        game.apply(0, {"action": "lift", "x": x, "y": y})
+        game.apply(0, {"action": "put", "x": to, "y": 0, "direction": "right"})
+    # red-star, the next source card, is now a leaf, and the next cell (4,0) would take it
+    # (the row without it holds blue, yellow and green stars); but it belongs to the target
+    # line, so no lift was offered: the shift, and with it the turn, ended by itself.
+    red = KIND_OF["red-star"]
+    assert game.board.cells[(0, 0)] == red and game.board.degree((0, 0)) == 1
+    trial = Board(cells=dict(game.board.cells))
+    assert trial.lift((0, 0)) == red and trial.compute_mask((4, 0)) >> red & 1
+    assert game.current == 1 and game.phase == "turn" and game.last_turns[0]["shifted"] == 2
+    assert (4, 0) not in game.board.cells
+
+
 # ----- W7: the end ----------------------------------------------------------------------------
 def test_first_player_out_gets_6_the_others_lose_a_point_per_card() -> None:
     board = {(0, 0): "red-star", (1, 0): "blue-star"}
@@ -602,19 +670,132 @@ def test_everybody_passing_ends_the_game_without_the_bonus_ties_share_a_rank() -
     assert game.outcome().ranks == (2, 2, 1)
 
 
-def test_endless_exchanging_is_cut_by_the_idle_guard() -> None:
+def test_t10_the_last_passer_of_an_all_pass_round_may_still_shift() -> None:
+    hands = [["purple-crystal"], ["purple-crystal", "purple-swirl"]]
+    game = position(SHIFT_BOARD, hands, bag=[])
+    game.apply(0, {"action": "pass"})
+    game.apply(0, {"action": "end_turn"})  # seat 0 could shift too, and does not
+    assert game.current == 1 and game.passes == 1
+    game.apply(1, {"action": "pass"})
+    # The round of passes is complete, but the turn is not: seat 1 is offered its shift.
+    assert not game.is_over() and game.phase == "shifting" and game.current == 1
+    assert {"action": "lift", "x": 0, "y": 2} in game.legal(1)
+    assert game.observe(0)["turn_action"] == "pass"
+    game.apply(1, {"action": "lift", "x": 0, "y": 2})
+    game.apply(1, {"action": "put", "x": -1, "y": 0, "direction": "left"})
+    assert not game.is_over()  # green-star may follow to (-2, 0)
+    game.apply(1, {"action": "end_turn"})
+    # The game ended after the shift, the all-pass way (no +6); the shift stays on the table.
+    assert game.is_over() and game.end == {
+        "reason": "all_passed",
+        "first_out": None,
+        "adjustments": [-1, -2],
+    }
+    assert game.board.cells[(-1, 0)] == KIND_OF["yellow-star"] and (0, 2) not in game.board.cells
+    assert game.last_turns[1] == {"action": "pass", "cards": 0, "points": 0, "shifted": 1}
+
+
+# ----- T11 (version 3: ruling W9), the idle guard --------------------------------------------
+#: The idle guard of rules versions 1 and 2: 5 x players turns without a placement.
+OLD_IDLE_ROUNDS = 5
+
+
+def test_w9_the_idle_guard_is_30_turns_per_player() -> None:
+    assert IDLE_ROUNDS == 30 and Twirkle.spec.version == 3
+    for players in (2, 3, 4):
+        assert Twirkle.new(players, seed=1).observe(0)["idle_limit"] == 30 * players
+    assert Twirkle.spec.max_decisions == 110 * (30 * 4 + 1) * 25  # T13
+
+
+def idle_runs(players: int, seed: int) -> tuple[Twirkle, int | None, bool]:
+    """A random game (as in scripts/twirkle_guard.py): the game, the turn count when its
+    idle run first reached the old limit, and whether a placement came after that."""
+    game = Twirkle.new(players, seed)
+    assert isinstance(game, Twirkle)
+    rng = random.Random(seed)
+    reached: int | None = None
+    placed_after = False
+    while not game.is_over():
+        seat = game.to_move()[0]
+        game.apply(seat, rng.choice(game.legal(seat)))
+        if reached is None and game.idle >= OLD_IDLE_ROUNDS * players:
+            reached = game.turns
+        placed_after = placed_after or (reached is not None and game.idle == 0)
+    return game, reached, placed_after
+
+
+def test_w9_a_game_the_old_idle_guard_ended_plays_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Random game 12 (2 players) has a run of 10 turns without a placement: the guard
+    # of versions 1 and 2 ended it there, with the scores of that moment.
+    game, reached, placed_after = idle_runs(2, 12)
+    assert reached is not None and game.turns > reached  # it went on after the run
+    assert placed_after and game.end is not None and game.end["reason"] != "idle"
+    monkeypatch.setattr(twirkle_game, "IDLE_ROUNDS", OLD_IDLE_ROUNDS)
+    old, old_reached, _ = idle_runs(2, 12)
+    assert old.end is not None and old.end["reason"] == "idle"
+    assert old.turns == old_reached == reached and old.scores != game.scores
+
+
+def test_w9_the_idle_guard_still_ends_a_game_of_only_idle_turns() -> None:
     game = Twirkle.new(3, seed=4)
     assert isinstance(game, Twirkle)
     while game.phase == "opening":
         game.apply(game.current, game.legal(game.current)[0])
     decisions = 0
+    idle_turns = []  # the idle count after every turn
     while not game.is_over():
+        turns = game.turns
         legal = game.legal(game.current)
         swaps = [d for d in legal if d["action"] in ("exchange", "end_exchange")]
         game.apply(game.current, swaps[-1] if swaps else {"action": "end_turn"})
         decisions += 1
-    assert game.end is not None and game.end["reason"] == "idle"
+        if game.turns > turns:
+            idle_turns.append(game.idle)
+    # Only exchanges: the old limit (15 turns) passed, the game went on to 90.
+    assert idle_turns == list(range(1, 30 * 3 + 1))
+    assert game.end == {
+        "reason": "idle",
+        "first_out": None,
+        "adjustments": [-6, -6, -6],
+    }
     assert game.turns == 1 + IDLE_ROUNDS * 3 and decisions < Twirkle.spec.max_decisions
+    assert game.observe(0)["idle_turns"] == game.observe(0)["idle_limit"] == 90
+
+
+def replay_of(game: Twirkle, version: int) -> dict[str, Any]:
+    """A replay file's content for a finished in-process game (replay format 1: no seeds)."""
+    outcome = game.outcome()
+    return {
+        "format": "arena-replay",
+        "version": 1,
+        "game": "twirkle",
+        "game_version": version,
+        "variant": {},
+        "seed": 0,
+        "players": game.players,
+        "seats": [{"seat": s, "bot": f"bot{s}", "seed": s} for s in range(game.players)],
+        "events": [
+            *game.chance.log,
+            *({"seat": seat, "decision": decision} for seat, decision in game.history),
+        ],
+        "outcome": {
+            "scores": list(outcome.scores),
+            "ranks": list(outcome.ranks),
+            "status": ["ok"] * game.players,
+        },
+    }
+
+
+def test_replays_of_rules_version_2_are_refused_with_the_reason() -> None:
+    # As version 2 did with version 1's replays: the same check on the rules version.
+    game = Twirkle.new(2, seed=3)
+    assert isinstance(game, Twirkle)
+    game.playout(random.Random(3))
+    assert replays.verify(replay_of(game, 3)).scores == game.outcome().scores
+    with pytest.raises(
+        ReplayError, match="replay is for twirkle rules version 2, this arena has version 3"
+    ):
+        replays.verify(replay_of(game, 2))
 
 
 # ----- invariants of random games ---------------------------------------------------------

@@ -1,8 +1,8 @@
 """Twirkle: lay lines of one colour or one symbol, score every line you extend, shift at the end.
 
-Rules: ../shared/seeds/twirkle.de.txt with rulings W1-W8 of RULINGS.md; the
+Rules: ../shared/seeds/twirkle.de.txt with rulings W1-W9 of RULINGS.md; the
 English rules page for bot authors, protocol/games/twirkle.md, adds this
-referee's own rulings T1-T13 (T11 is the idle guard, T13 the decision bound).
+referee's own rulings T1-T13 (T11 is W9's idle guard, T13 the decision bound).
 
 Every compound move is a sequence of small decisions, so that every legal
 list stays short; the seat to move stays to move until its turn is over:
@@ -27,6 +27,10 @@ Version history:
        Later, same version (no rule changed): the observation gained ``turn_action``,
        ``exchanged``, ``returned`` and ``shift.last_put``, what a seat remembers of
        the turn under way and of its own exchange, so that `determinize` is exact.
+    3: the idle guard (T11) is ruling W9's safeguard, 30 x players turns without a
+       placement instead of 5 x players, which ended games the rulebook plays on
+       (issue 17); T13's bound grew with it. Replays of versions 1 and 2 are refused
+       (the rules version differs), as version 1's were by version 2.
 """
 
 from __future__ import annotations
@@ -78,9 +82,11 @@ from arena.games.twirkle.shifting import ShiftStarts, next_move, source_line
 
 #: W7: the bonus of the first player out of cards.
 OUT_BONUS = 6
-#: T11, the idle guard against endless exchanging (the rulebook has none): the game
-#: ends like the all-pass end after IDLE_ROUNDS * players turns without a placement.
-IDLE_ROUNDS = 5
+#: T11 (ruling W9), the idle guard against endless exchanging (the rulebook has none):
+#: the game ends like the all-pass end after IDLE_ROUNDS * players consecutive turns
+#: without a placement. A safeguard that random play almost never reaches (version 3;
+#: versions 1 and 2 had 5, which ended games the rulebook plays on).
+IDLE_ROUNDS = 30
 #: T13: at most 108 placing turns with fewer than IDLE_ROUNDS * 4 idle turns before,
 #: between and after them; a turn takes at most 22 decisions (6 picks, 6 places and
 #: end_placing, then at most 4 lifts, 4 puts and end_turn), rounded up to 25.
@@ -94,7 +100,7 @@ class Twirkle(Game):
 
     spec = GameSpec(
         id="twirkle",
-        version=2,
+        version=3,
         title="Twirkle",
         min_players=2,
         max_players=4,
