@@ -16,8 +16,27 @@ from collections.abc import Iterator
 import orjson
 
 from arena.games.twirkle import Twirkle
-from arena.games.twirkle.board import Board, Cell, encode, end_of
-from arena.games.twirkle.cards import KIND_OF, NAMES, full_deck, is_line, largest_line_set
+from arena.games.twirkle.board import (
+    DOWN,
+    RIGHT,
+    RUN_REPEATS,
+    STEPS,
+    WIDTH,
+    Board,
+    Cell,
+    encode,
+    end_of,
+    spread,
+)
+from arena.games.twirkle.cards import (
+    ALL_KINDS,
+    KIND_OF,
+    NAMES,
+    full_deck,
+    is_line,
+    largest_line_set,
+    run_mask,
+)
 from arena.games.twirkle.sampling import returner
 from arena.games.twirkle.shifting import next_move
 
@@ -296,3 +315,67 @@ def test_the_fast_playout_is_the_plain_loop_also_for_a_simulation() -> None:
             seat = plain.to_move()[0]
             plain.apply(seat, rng.choice(plain.legal(seat)))
         assert fast.history == plain.history and fast.outcome() == plain.outcome()
+
+
+def walked_mask(board: Board, cell: Cell) -> int:
+    """The kinds the empty `cell` accepts, from the cards met walking each axis (no caches)."""
+    mask = ALL_KINDS
+    for step in (RIGHT, DOWN):
+        kinds = [
+            board.grid[c] for c in board.cells_along(cell, step) + board.cells_along(cell, -step)
+        ]
+        if kinds:
+            mask &= run_mask(kinds)
+    return mask
+
+
+def check_bookkeeping(board: Board) -> None:
+    """What the board keeps card by card (runs, line ends, masks, per-kind counters) is what a
+    full recount gives."""
+    grid = board.grid
+    assert set(board.masks) == board.frontier
+    for cell in board.frontier:
+        assert board.masks[cell] == walked_mask(board, cell), cell
+    ends = {
+        end_of(cell, step)
+        for cell in board.frontier
+        for step in STEPS
+        if cell - step in grid and cell - 2 * step in grid
+    }
+    assert board.ends == ends
+    for cell in grid:
+        for step, runs in ((RIGHT, board.row_kinds), (DOWN, board.column_kinds)):
+            kinds = [grid[c] for c in board.run_cells(cell, step)]
+            repeats = len(set(kinds)) < len(kinds)
+            assert runs[cell] == (RUN_REPEATS if repeats else sum(1 << k for k in set(kinds)))
+    assert board.fit_counts == sum(spread(board.masks[cell]) for cell in board.frontier)
+    assert board.end_counts == sum(spread(board.masks[end >> 2]) for end in ends)
+    for leaf in board.leaf_cells:  # a mask with a leaf beside it ignored, as if lifted
+        beside = [leaf + step for step in STEPS if leaf + step not in grid]
+        ignoring = [board.mask_without(cell, leaf) for cell in beside]
+        kind = board.remove(leaf)
+        assert ignoring == [walked_mask(board, cell) for cell in beside]
+        board.place(leaf, kind)
+
+
+def check_ignoring(board: Board) -> None:
+    """`mask_without(cell, gone)` from the kept runs is the walked one for every card on the
+    cell's row or column (beside it, ending a run, inside one, beyond a gap)."""
+    for cell in board.frontier:
+        for gone in board.grid:
+            if (gone - cell) % WIDTH == 0 or gone // WIDTH == cell // WIDTH:
+                assert board.mask_without(cell, gone) == board.walked_mask(cell, gone)
+
+
+def test_the_boards_kept_bookkeeping_is_a_full_recount_at_every_step() -> None:
+    for players in (2, 3, 4):
+        for index, game in enumerate(random_steps(players, range(players, players + 1))):
+            check_bookkeeping(game.board)
+            if index % 10 == 0:
+                check_ignoring(game.board)
+    board = Board({(0, 0): KIND_OF["red-star"], (1, 0): KIND_OF["red-star"]})
+    check_bookkeeping(board)  # a kind repeats in a run: nothing fits beside it
+    assert board.row_kinds[encode((0, 0))] == RUN_REPEATS
+    assert board.mask((2, 0)) == board.mask((-1, 0)) == 0
+    board.lift((1, 0))
+    check_bookkeeping(board)

@@ -8,9 +8,14 @@ Inside, a cell is one integer, ``(y + OFFSET) * WIDTH + x + OFFSET``: a step is
 an addition, and sorting cells sorts them by (y, x), the order every legal list
 uses. The board keeps up to date, card by card, what the legal lists need: the
 empty cells touching a card (the frontier), every card's number of neighbours
-(the leaves), the line ends, and a cached mask per empty cell of the kinds it
-accepts. The methods taking ``(x, y)`` tuples are the readable interface for
-tests and views.
+(the leaves), per card the kinds of its run along each axis, the line ends, the
+mask of every frontier cell (the kinds it accepts, read off the kind sets of the
+runs beside it), and per kind how many frontier cells and line ends accept it.
+A card laid or lifted changes only its own cell and the first empty cell each
+way from it, so each change walks the two runs through it once and refreshes
+five cells; a turn's first pick and the start of a shift then read counters
+instead of scanning the layout. The methods taking ``(x, y)`` tuples are the
+readable interface for tests and views.
 """
 
 from __future__ import annotations
@@ -38,6 +43,17 @@ AXES: tuple[Pos, Pos] = ((1, 0), (0, 1))
 #: in the order puts are listed (left, up, down, right: the order of the (dx, dy) tuples).
 RANK_STEP: tuple[int, ...] = (LEFT, UP, DOWN, RIGHT)
 STEP_RANK: dict[int, int] = {step: rank for rank, step in enumerate(RANK_STEP)}
+#: How many ends a 4-bit set of ranks holds, and which.
+RANK_COUNT: tuple[int, ...] = tuple(bin(ranks).count("1") for ranks in range(16))
+RANKS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(rank for rank in range(4) if ranks >> rank & 1) for ranks in range(16)
+)
+#: The rank of a step as a one-bit set.
+RANK_BIT: dict[int, int] = {step: 1 << rank for step, rank in STEP_RANK.items()}
+
+
+#: The offsets of the four cells beside a cell.
+_BESIDE = frozenset(STEPS)
 
 
 def encode(pos: Pos) -> Cell:
@@ -60,9 +76,46 @@ def end_of(cell: Cell, step: int) -> int:
     return cell * 4 + STEP_RANK[step]
 
 
+#: Per-kind counters packed in one integer: kind k's count is ``total >> (k * FIELD) & COUNT``.
+#: A field holds up to 65535, far more than the cells or line ends of any layout.
+FIELD = 16
+COUNT = (1 << FIELD) - 1
+_SPREAD: dict[int, int] = {}
+
+
+def spread(mask: int) -> int:
+    """A kind set as packed counters: 1 in the field of every kind in `mask` (memoised)."""
+    packed = _SPREAD.get(mask)
+    if packed is None:
+        packed = sum(1 << (kind * FIELD) for kind in range(36) if mask >> kind & 1)
+        _SPREAD[mask] = packed
+    return packed
+
+
+_ACCEPTS: dict[int, int] = {}
+
+
+def run_accepts(seen: int) -> int:
+    """The kinds that may join a run holding the kinds `seen` (no repeats), memoised.
+
+    `line_mask` for a set: the kinds of its one colour or one symbol not in it yet;
+    nothing once it holds six cards or mixes both; every kind for an empty run.
+    """
+    accepted = _ACCEPTS.get(seen)
+    if accepted is None:
+        accepted = line_mask([kind for kind in range(36) if seen >> kind & 1])
+        if len(_ACCEPTS) < 100_000:  # valid lines make a few thousand sets at most
+            _ACCEPTS[seen] = accepted
+    return accepted
+
+
 #: Every kind's colour and symbol as one bit of a 6-bit set.
 COLOUR_BIT: tuple[int, ...] = tuple(1 << (kind // 6) for kind in range(36))
 SYMBOL_BIT: tuple[int, ...] = tuple(1 << (kind % 6) for kind in range(36))
+
+
+#: The kind set of a run in which some kind repeats (no card can join it).
+RUN_REPEATS = -1
 
 
 def line_mask(kinds: list[int]) -> int:
@@ -88,6 +141,31 @@ def line_mask(kinds: list[int]) -> int:
     return result
 
 
+def _set_run(grid: dict[Cell, int], cells: list[Cell], runs: dict[Cell, int]) -> None:
+    """Record the kind set of the run `cells` for each of its cards (`RUN_REPEATS` if a kind
+    repeats)."""
+    seen = 0
+    for cell in cells:
+        bit = 1 << grid[cell]
+        if seen & bit:
+            seen = RUN_REPEATS
+            break
+        seen |= bit
+    for cell in cells:
+        runs[cell] = seen
+
+
+def _flag(ranks: dict[Cell, int], cell: Cell, bit: int, present: bool) -> None:
+    """Set or clear one rank bit of a cell's line ends (an empty set is no entry)."""
+    old = ranks.get(cell, 0)
+    new = old | bit if present else old & ~bit
+    if new != old:
+        if new:
+            ranks[cell] = new
+        else:
+            del ranks[cell]
+
+
 class Board:
     """Cards on the table by cell, with the frontier, leaves, line ends and masks kept current."""
 
@@ -97,15 +175,26 @@ class Board:
         self.grid: dict[Cell, int] = {}
         #: Changes with every card laid or lifted (callers key their caches on it).
         self.version = 0
+        #: Per card, the kinds of its run along each axis as a bit set (`RUN_REPEATS`
+        #: when a kind repeats): the masks beside a run read it instead of walking it.
+        self.row_kinds: dict[Cell, int] = {}
+        self.column_kinds: dict[Cell, int] = {}
         #: Empty cells touching a card by an edge.
         self.frontier: set[Cell] = set()
         #: Cards by how many cards touch them by an edge; `leaves` are those with one.
         self.degrees: dict[Cell, int] = {}
         self.leaf_cells: set[Cell] = set()
-        #: Every line end (`end_of`): an empty cell just beyond a run of 2+ cards.
-        self.ends: set[int] = set()
-        #: Cached `mask_at` values (read them with `mask_at`).
+        #: Every line end (`end_of`: an empty cell just beyond a run of 2+ cards) by
+        #: cell, as a bit set of their ranks (``1 << (end & 3)``); `ends` lists them.
+        self.end_ranks: dict[Cell, int] = {}
+        #: `mask_without` of every frontier cell, kept current (`mask_at` reads others).
         self.masks: dict[Cell, int] = {}
+        #: Packed per-kind counters (`spread`): the frontier cells accepting each kind ...
+        self.fit_counts = 0
+        #: ... and the line ends accepting it (`end_counts`), the sum of `end_counted`:
+        #: every cell's ends times its mask, as counted.
+        self.end_counts = 0
+        self.end_counted: dict[Cell, int] = {}
         self._open: tuple[int, list[tuple[Cell, int]]] = (-1, [])
         self._laid_out: tuple[int, list[tuple[int, int, int]]] = (-1, [])
         for pos, kind in (cells or {}).items():
@@ -119,8 +208,13 @@ class Board:
         twin.frontier = set(self.frontier)
         twin.degrees = dict(self.degrees)
         twin.leaf_cells = set(self.leaf_cells)
-        twin.ends = set(self.ends)
+        twin.end_ranks = dict(self.end_ranks)
         twin.masks = dict(self.masks)
+        twin.row_kinds = dict(self.row_kinds)
+        twin.column_kinds = dict(self.column_kinds)
+        twin.fit_counts = self.fit_counts
+        twin.end_counts = self.end_counts
+        twin.end_counted = dict(self.end_counted)
         twin._open = self._open  # never mutated: replaced when stale
         twin._laid_out = self._laid_out
         return twin
@@ -179,23 +273,94 @@ class Board:
         return kind
 
     def _changed(self, cell: Cell) -> None:
-        """A card came or went at `cell`: refresh the line ends and masks it can touch.
+        """A card came or went at `cell`: refresh the runs, line ends, masks and counters.
 
-        A line end (c, step) depends on c, c - step and c - 2 step; a cell's mask on
-        the runs beside it, so only `cell` and the first empty cell each way from it
-        can change.
+        Per axis, the runs beside `cell` are walked once, to the first empty cell each
+        way (`low`, `high`). Only those can change: a line end (c, step) depends on c,
+        c - step and c - 2 step, so ends change only on `cell`, `low` and `high`, and a
+        mask depends on the runs beside its cell, so masks change only there too.
         """
-        grid, ends, masks = self.grid, self.ends, self.masks
-        masks.pop(cell, None)
-        for step in STEPS:
-            masks.pop(self.beyond(cell, step), None)
-            rank = STEP_RANK[step]
-            for near in (cell, cell + step, cell + 2 * step):
-                end = near * 4 + rank
-                if near not in grid and near - step in grid and near - 2 * step in grid:
-                    ends.add(end)
+        grid, end_ranks = self.grid, self.end_ranks
+        placed = cell in grid
+        if placed:
+            end_ranks.pop(cell, None)  # a card is no line end
+        touched = [cell]
+        for step, runs in ((RIGHT, self.row_kinds), (DOWN, self.column_kinds)):
+            before: list[Cell] = []
+            low = cell - step
+            while low in grid:
+                before.append(low)
+                low -= step
+            after: list[Cell] = []
+            high = cell + step
+            while high in grid:
+                after.append(high)
+                high += step
+            touched += (low, high)
+            low_bit, high_bit = RANK_BIT[-step], RANK_BIT[step]
+            if placed:
+                before.append(cell)
+                before += after
+                _set_run(grid, before, runs)
+                at_low = at_high = len(before) >= 2
+            else:
+                del runs[cell]
+                _set_run(grid, before, runs)
+                _set_run(grid, after, runs)
+                at_low, at_high = len(before) >= 2, len(after) >= 2
+                _flag(end_ranks, cell, high_bit, at_low)  # the runs beside now end on `cell`
+                _flag(end_ranks, cell, low_bit, at_high)
+            _flag(end_ranks, low, low_bit, at_low)
+            _flag(end_ranks, high, high_bit, at_high)
+        self._refresh(touched)
+
+    def _refresh(self, cells: list[Cell]) -> None:
+        """Recompute the masks of `cells` and bring the per-kind counters up to date.
+
+        `fresh_mask` and `spread` inlined: this runs five times per card laid or lifted.
+        """
+        masks, frontier, end_ranks = self.masks, self.frontier, self.end_ranks
+        counted = self.end_counted
+        rows, columns = self.row_kinds, self.column_kinds
+        accepts, spreads = _ACCEPTS.get, _SPREAD.get
+        fits, total = self.fit_counts, self.end_counts
+        for near in cells:
+            old = masks.get(near, 0)
+            new = 0
+            if near in frontier:
+                left, right = rows.get(near - 1, 0), rows.get(near + 1, 0)
+                up, down = columns.get(near - WIDTH, 0), columns.get(near + WIDTH, 0)
+                # a repeated kind on an axis (either side negative or both holding it) takes none
+                if not (left < 0 or right < 0 or left & right or up < 0 or down < 0 or up & down):
+                    across, along = accepts(left | right), accepts(up | down)
+                    if across is None:  # not memoised yet
+                        across = run_accepts(left | right)
+                    if along is None:
+                        along = run_accepts(up | down)
+                    new = across & along
+                masks[near] = new
+            elif old or near in masks:
+                del masks[near]
+            packed = spreads(new)
+            if packed is None:
+                packed = spread(new)
+            if new != old:
+                fits += packed - (spreads(old) or spread(old))
+            ranks = end_ranks.get(near, 0)
+            now = RANK_COUNT[ranks] * packed if ranks else 0
+            before = counted.get(near, 0)
+            if now != before:
+                total += now - before
+                if now:
+                    counted[near] = now
                 else:
-                    ends.discard(end)
+                    del counted[near]
+        self.fit_counts, self.end_counts = fits, total
+
+    @property
+    def ends(self) -> set[int]:
+        """Every line end (`end_of`) as a set, built from `end_ranks`."""
+        return {4 * cell + rank for cell, ranks in self.end_ranks.items() for rank in RANKS[ranks]}
 
     # ----- runs and masks (integer cells) -------------------------------------
     def beyond(self, cell: Cell, step: int) -> Cell:
@@ -236,9 +401,35 @@ class Board:
     def mask_without(self, cell: Cell, gone: Cell | None = None) -> int:
         """The kinds a card on the empty `cell` may have, with the card on `gone` ignored.
 
-        Per axis, the cards on both sides are gathered as bit sets (kinds, colours,
-        symbols) on the way: `line_mask` without building a list.
+        The runs' kept kind sets answer (`fresh_mask`): a side is read from the cell
+        outwards and stops at `gone`, so `gone` right beside the cell empties its side,
+        `gone` ending the run beside the cell takes its kind out of that run, and a
+        card elsewhere changes nothing. Only `gone` inside a run, or a run in which
+        a kind repeats, is walked (`walked_mask`).
         """
+        if gone is None or gone == cell:  # nothing ignored (the empty cell holds no card)
+            return self.fresh_mask(cell)
+        offset = gone - cell
+        if offset in _BESIDE:
+            return self.fresh_mask(cell, offset, 0)
+        if offset % WIDTH == 0:
+            way, runs = (WIDTH if offset > 0 else -WIDTH), self.column_kinds
+        elif gone // WIDTH == cell // WIDTH:
+            way, runs = (1 if offset > 0 else -1), self.row_kinds
+        else:
+            return self.fresh_mask(cell)  # not on the cell's row or column
+        side = runs.get(cell + way, 0)
+        if side >= 0:
+            length, distance = side.bit_count(), offset // way
+            if length < distance:
+                return self.fresh_mask(cell)  # beyond the run beside the cell
+            if length == distance:  # the last card of that run
+                return self.fresh_mask(cell, way, side & ~(1 << self.grid[gone]))
+        return self.walked_mask(cell, gone)
+
+    def walked_mask(self, cell: Cell, gone: Cell | None = None) -> int:
+        """`mask_without` by walking: per axis, the cards on both sides (stopping at `gone`)
+        gathered as bit sets (kinds, colours, symbols), `line_mask` without a list."""
         get = self.grid.get
         mask = ALL_KINDS
         for step in (RIGHT, DOWN):
@@ -269,12 +460,35 @@ class Board:
                     return 0
         return mask
 
+    def fresh_mask(self, cell: Cell, way: int = 0, side: int = 0) -> int:
+        """`mask_without(cell)` from the kind sets of the runs beside the empty `cell`; with
+        `way`, the kinds `side` stand for the run on that side (a run read up to a gone card)."""
+        rows, columns = self.row_kinds, self.column_kinds
+        left, right = rows.get(cell - 1, 0), rows.get(cell + 1, 0)
+        up, down = columns.get(cell - WIDTH, 0), columns.get(cell + WIDTH, 0)
+        if way:
+            if way == -1:
+                left = side
+            elif way == 1:
+                right = side
+            elif way < 0:
+                up = side
+            else:
+                down = side
+        if left < 0 or right < 0 or left & right or up < 0 or down < 0 or up & down:
+            return 0  # a kind repeats on an axis
+        accepts = _ACCEPTS.get
+        across, along = accepts(left | right), accepts(up | down)
+        if across is None:  # not memoised yet
+            across = run_accepts(left | right)
+        if along is None:
+            along = run_accepts(up | down)
+        return across & along
+
     def mask_at(self, cell: Cell) -> int:
-        """`mask_without` nothing, cached until a change next to the cell's lines."""
+        """`mask_without` nothing: kept for frontier cells, computed for any other."""
         mask = self.masks.get(cell)
-        if mask is None:
-            mask = self.masks[cell] = self.mask_without(cell)
-        return mask
+        return self.mask_without(cell) if mask is None else mask
 
     def open_cells(self) -> list[tuple[Cell, int]]:
         """(cell, mask) for every frontier cell that accepts some kind, by (y, x).
@@ -283,37 +497,21 @@ class Board:
         """
         version, cells = self._open
         if version != self.version:
-            masks, mask_at = self.masks, self.mask_at
-            # A cached mask is used as it is (0: nothing fits); -1 means not cached yet.
-            cells = [
-                (cell, mask)
-                for cell in sorted(self.frontier)
-                if (mask := masks.get(cell, -1)) > 0 or (mask < 0 and (mask := mask_at(cell)))
-            ]
+            masks = self.masks
+            cells = [(cell, mask) for cell in sorted(self.frontier) if (mask := masks[cell])]
             self._open = (self.version, cells)
         return cells
 
     def fitting(self, kinds: int) -> int:
-        """The kinds among `kinds` (a bit set) that some frontier cell accepts.
-
-        The cached masks are read first; the scan stops once every kind fits.
-        """
-        masks = self.masks
+        """The kinds among `kinds` (a bit set) that some frontier cell accepts."""
+        counts = self.fit_counts
         fits = 0
-        todo = []
-        for cell in self.frontier:
-            mask = masks.get(cell)
-            if mask is None:
-                todo.append(cell)
-            else:
-                fits |= mask
-        fits &= kinds
-        if fits != kinds:
-            mask_at = self.mask_at
-            for cell in todo:
-                fits |= mask_at(cell) & kinds
-                if fits == kinds:
-                    break
+        while kinds:
+            low = kinds & -kinds
+            kind = low.bit_length() - 1
+            if counts >> (kind * FIELD) & COUNT:
+                fits |= low
+            kinds ^= low
         return fits
 
     def laid_out(self) -> list[tuple[int, int, int]]:

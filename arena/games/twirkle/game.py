@@ -348,19 +348,18 @@ class Twirkle(Game):
         self._play(move_of(decision))
 
     def _playout(self, rng: random.Random, limit: int) -> int:
-        """The plain random loop on compact moves: the same lists, so the same choices."""
+        """The plain random loop on compact moves: the same lists, so the same choices.
+
+        `_play` hands back the next step's options, so no list is looked up twice.
+        """
         getrandbits = inline_getrandbits(rng)
         made = 0
         history = self.history
         play = self._play
-        while made < limit and self.phase != "over":
-            moves = (
-                self._moves_list
-                if self._moves_key == (self._step, self.board.version)
-                else self._moves()
-            )
+        moves = self._moves() if self.phase != "over" else []
+        while made < limit and moves:
             count = len(moves)
-            if getrandbits is None or not count:
+            if getrandbits is None:
                 move = rng.choice(moves)
             else:  # `rng.choice(moves)`, inlined (see `leylo.draws`)
                 width = count.bit_length()
@@ -369,12 +368,13 @@ class Twirkle(Game):
                     index = getrandbits(width)
                 move = moves[index]
             history.append((self.current, decision_of(move)))
-            play(move)
+            moves = play(move)
             made += 1
         return made
 
-    def _play(self, move: Move) -> None:
-        """Apply one legal compact move, then take every step that has no choice."""
+    def _play(self, move: Move) -> list[Move]:
+        """Apply one legal compact move, then take every step that has no choice; return the
+        options of the step reached (empty once the game is over)."""
         self._step += 1
         action = move[0]
         if action == "pick":
@@ -395,7 +395,7 @@ class Twirkle(Game):
             self._put(move[1])
         else:
             self._finisher(action)()
-        self._settle()
+        return self._settle()
 
     def _finisher(self, action: str) -> Callable[[], None]:
         """The method of an "end" decision."""
@@ -406,17 +406,21 @@ class Twirkle(Game):
         assert action == "end_turn", action
         return self._end_turn
 
-    def _settle(self) -> None:
-        """Take every step that has only its "end" option left."""
+    def _settle(self) -> list[Move]:
+        """Take every step that has only its "end" option left; return the options of the step
+        reached (cached like `_moves`), or [] once the game is over."""
         while self.phase != "over":
             self._step += 1
-            options = self._moves()
+            options = self._options()
             if self.phase == "opening" and not options:
                 self._finish_placing()
             elif len(options) == 1 and options[0] in (END_PLACING, END_EXCHANGE, END_TURN):
                 self._finisher(options[0][0])()
             else:
-                return
+                self._moves_key = (self._step, self.board.version)
+                self._moves_list = options
+                return options
+        return []
 
     def _place(self, kind: int, cell: Cell) -> None:
         """Lay the picked hand card on the board as part of this turn's placement."""

@@ -18,41 +18,24 @@ Cells are the board's integers and a put is a line end (`board.end_of`).
 
 from __future__ import annotations
 
-from arena.games.twirkle.board import STEPS, WIDTH, Board, Cell, end_of
+from arena.games.twirkle.board import COUNT, FIELD, RANK_BIT, RANKS, STEPS, WIDTH, Board, Cell
 
 
 class ShiftStarts:
     """Which leaves can start a shift, and where each may go, for one board version.
 
-    Line ends are indexed by the kinds their cell accepts. Lifting a leaf changes
-    the masks of only a few cells (its neighbours and the cell beyond the far end
-    of its line), and the two ends of its own line are among them; so a leaf's
-    puts are the indexed ends of its kind away from those cells, plus those cells'
-    ends checked with the leaf taken away.
+    Lifting a leaf changes the masks of only a few cells (its neighbours and the
+    cell beyond the far end of its line), and the two ends of its own line are
+    among them; so a leaf's puts are the line ends accepting its kind away from
+    those cells, plus those cells' ends checked with the leaf taken away. The
+    board counts the ends accepting every kind, so whether a leaf has a put away
+    from its cells is a subtraction.
     """
 
     def __init__(self, board: Board):
-        """Index the line ends of `board` by the kinds of its leaves they accept."""
+        """The shift starts of `board` as it is now."""
         self.board = board
         self.version = board.version
-        grid = board.grid
-        leaf_kinds = 0
-        for leaf in board.leaf_cells:
-            leaf_kinds |= 1 << grid[leaf]
-        by_kind: dict[int, list[int]] = {}
-        masks = board.masks
-        for end in board.ends:
-            cell = end >> 2
-            mask = masks.get(cell)
-            if mask is None:
-                mask = board.mask_at(cell)
-            mask &= leaf_kinds
-            while mask:
-                low = mask & -mask
-                by_kind.setdefault(low.bit_length() - 1, []).append(end)
-                mask ^= low
-        self.by_kind = by_kind
-        self.end_cells = {end >> 2 for end in board.ends}
         self._liftable: list[Cell] | None = None
 
     def liftable(self) -> list[Cell]:
@@ -63,17 +46,26 @@ class ShiftStarts:
 
     def puts(self, leaf: Cell) -> list[int]:
         """Every line end the card on `leaf` may go to, sorted (cell, then direction)."""
-        kind = self.board.grid[leaf]
+        board = self.board
+        kind = board.grid[leaf]
         step, far = self._line_of(leaf)
-        found = [end for end in self.by_kind.get(kind, ()) if not _is_affected(end >> 2, leaf, far)]
-        found += self._near_puts(leaf, kind, step, far, stop_at_first=False)
+        masks = board.masks
+        found = [
+            4 * cell + rank
+            for cell, ranks in board.end_ranks.items()
+            if masks[cell] >> kind & 1 and not _is_affected(cell, leaf, far)
+            for rank in RANKS[ranks]
+        ]
+        found += self._near_puts(leaf, kind, step, far)
         return sorted(found)
 
     def _has_put(self, leaf: Cell) -> bool:
         """True when the card on `leaf` has somewhere to go (`puts` is not empty).
 
-        `_line_of`, `_is_affected` and `_near_puts` inlined: this runs for every leaf
-        at the start of every shift.
+        The ends accepting its kind, less those on the cells lifting it affects
+        (`end_counted` holds them per cell); if none is left, those cells are checked
+        with the leaf taken away. `_line_of` and `_near_puts` inlined: this runs for
+        every leaf at the start of every shift.
         """
         board = self.board
         grid = board.grid
@@ -86,26 +78,27 @@ class ShiftStarts:
         far = leaf + step
         while far in grid:
             far += step
-        near = _NEIGHBOUR_OFFSETS
-        for end in self.by_kind.get(kind, ()):
-            cell = end >> 2
-            if cell != far and cell - leaf not in near:
+        around = (leaf + 1, leaf - 1, leaf + WIDTH, leaf - WIDTH, far)
+        shift = kind * FIELD
+        count = board.end_counts >> shift & COUNT
+        if count:
+            counted = board.end_counted
+            for cell in around:
+                here = counted.get(cell)
+                if here:
+                    count -= here >> shift & COUNT
+            if count:
                 return True
-        end_cells = self.end_cells
-        inside = leaf + step
-        own_line: tuple[int, int] | None = None
-        ends, masks = board.ends, board.masks
-        for cell in (leaf + 1, leaf - 1, leaf + WIDTH, leaf - WIDTH, far):
-            if cell not in end_cells or cell == inside:
+        end_ranks, masks = board.end_ranks, board.masks
+        for cell in around:  # `_near_puts`, stopping at the first
+            ranks = end_ranks.get(cell)
+            if not ranks:
                 continue
-            if own_line is None:
-                own_line = (end_of(leaf - step, -step), end_of(far, step))
-            base = 4 * cell
-            if not any(
-                e in ends and e not in own_line for e in (base, base + 1, base + 2, base + 3)
-            ):
-                continue
-            if masks.get(cell, 0) >> kind & 1 or board.mask_without(cell, leaf) >> kind & 1:
+            if cell == leaf - step:  # the own line's end beyond the leaf is not a target
+                ranks &= ~RANK_BIT[-step]
+            elif cell == far:  # nor is its far end
+                ranks &= ~RANK_BIT[step]
+            if ranks and (masks[cell] >> kind & 1 or board.mask_without(cell, leaf) >> kind & 1):
                 return True
         return False
 
@@ -118,27 +111,24 @@ class ShiftStarts:
                 return step, board.beyond(leaf, step)
         raise AssertionError("a leaf touches a card")
 
-    def _near_puts(
-        self, leaf: Cell, kind: int, step: int, far: Cell, stop_at_first: bool
-    ) -> list[int]:
+    def _near_puts(self, leaf: Cell, kind: int, step: int, far: Cell) -> list[int]:
         """The puts on the affected cells, checked with the leaf taken away.
 
         A cached mask is a quick yes: taking a card away never narrows a mask.
         """
         board = self.board
-        ends, masks = board.ends, board.masks
-        own_line = (end_of(leaf - step, -step), end_of(far, step))
-        found = []
+        end_ranks, masks = board.end_ranks, board.masks
+        found: list[int] = []
         for cell in (leaf + 1, leaf - 1, leaf + WIDTH, leaf - WIDTH, far):
-            if cell not in self.end_cells or cell == leaf + step:
-                continue  # no line ends there (or it is the card the leaf touches)
-            here = [e for e in range(4 * cell, 4 * cell + 4) if e in ends and e not in own_line]
-            if not here:
-                continue
+            ranks = end_ranks.get(cell, 0)
+            if cell == leaf - step:  # the own line's end beyond the leaf is not a target
+                ranks &= ~RANK_BIT[-step]
+            elif cell == far:  # nor is its far end
+                ranks &= ~RANK_BIT[step]
+            if not ranks:
+                continue  # no line ends there (the card the leaf touches has none)
             if masks.get(cell, 0) >> kind & 1 or board.mask_without(cell, leaf) >> kind & 1:
-                found += here
-                if stop_at_first:
-                    break
+                found += [4 * cell + rank for rank in RANKS[ranks]]
         return found
 
 
