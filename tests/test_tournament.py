@@ -56,6 +56,15 @@ def test_round_robin_records_every_match_once_and_rates_in_order(tmp_path: Path)
 
 def test_a_ctrl_c_that_a_finalizer_swallowed_still_stops_the_run(tmp_path: Path) -> None:
     """KeyboardInterrupt raised where it is only printed (a finalizer) must not be lost."""
+    # As in a terminal (a suite started with `pytest &` ignores SIGINT; arena respects that).
+    ignored = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        interrupted_after_a_swallowed_ctrl_c(tmp_path)
+    finally:
+        signal.signal(signal.SIGINT, ignored)
+
+
+def interrupted_after_a_swallowed_ctrl_c(tmp_path: Path) -> None:
     store = make_store(tmp_path)
     tid = runner.create(store, tmp_path, config())
 
