@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python scripts/winrate.py GAME --bot BOT [--against OTHER] [--games 200]
            [--players 2 3 4] [--workers 2] [--budget-ms 100] [--iterations N] [--cpu-clock]
-           [--variant KEY=VALUE ...] [--first-seed 10000]
+           [--variant KEY=VALUE ...] [--first-seed 10000] [--progress N]
 
 BOT and OTHER are folders under bots/ whose bot.py has the pure policy
 `choose(observation, legal, rng[, variant][, game, budget_s, iterations])` (its `main`
@@ -194,6 +194,14 @@ def main() -> None:
         help="time a search bot's budget in CPU seconds of its process (a loaded machine "
         "then does not shorten its search)",
     )
+    parser.add_argument(
+        "--progress",
+        type=int,
+        default=0,
+        metavar="N",
+        help="print the figures so far to stderr after every N games (games 0..k-1 in "
+        "order: a run stopped early still has a fair, seat-rotated sample)",
+    )
     parser.add_argument("--first-seed", type=int, default=10_000)
     parser.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
@@ -213,10 +221,18 @@ def main() -> None:
         )
         start = time.perf_counter()
         indices = range(args.games)
+        results: list[GameResult] = []
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
-            results = list(
-                pool.map(play_one, [setup] * args.games, indices, [args.first_seed] * args.games)
+            games = pool.map(
+                play_one, [setup] * args.games, indices, [args.first_seed] * args.games
             )
+            for result in games:
+                results.append(result)
+                if args.progress and len(results) % args.progress == 0 < args.games - len(results):
+                    elapsed = time.perf_counter() - start
+                    print(
+                        "  so far: " + report(setup, results, elapsed), file=sys.stderr, flush=True
+                    )
         print(report(setup, results, time.perf_counter() - start), flush=True)
 
 

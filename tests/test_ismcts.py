@@ -302,3 +302,122 @@ def test_every_game_has_a_tournament_of_ismcts_the_heuristic_and_random(game_id:
     assert settings.game == game_id
     assert set(settings.bots) == {"ismcts", f"{game_id}-heuristic", "random"}
     assert all(find_bot(name).plays(game_id) for name in settings.bots)
+
+
+# ----- twirkle: whole placements compared by sampled replies ------------------------
+twirkle_plan = load_bot_module("ismcts").twirkle_plan
+RED_FIVE = {(x, 0): ("red", s) for x, s in enumerate(twirkle_plan.ALL_SYMBOLS[:5])}
+
+
+def test_twirkle_plans_rank_the_line_of_six_first() -> None:
+    hand = [("red", "crystal"), ("blue", "swirl")]
+    planner = twirkle_plan.Planner(dict(RED_FIVE), hand, 30, {})
+    value, steps = planner.plans([], None)[0]
+    assert [card for _, card in steps] == [("red", "crystal")]
+    assert steps[0][0] in {(5, 0), (-1, 0)}
+    assert value == pytest.approx(12 + twirkle_plan.PLAY_BONUS)
+    assert planner.board == RED_FIVE and sorted(planner.hand) == sorted(hand), "left as found"
+
+
+def test_twirkle_reply_counts_what_a_placement_leaves_open() -> None:
+    board = {cell: card for cell, card in RED_FIVE.items() if cell[0] < 4}  # four reds
+    view = {"bag": 30}
+    reply_hand = [("red", "crystal"), ("green", "clover")]
+    fifth = [((4, 0), ("red", "rosette"))]  # makes the line five: the reply completes it
+    apart = [((0, 1), ("blue", "swirl"))]  # under the first red, the row stays at four
+    open_five = twirkle_plan.reply_value(board, [], fifth, reply_hand, view)
+    kept_four = twirkle_plan.reply_value(board, [], apart, reply_hand, view)
+    assert open_five >= 12 > kept_four
+    # the reply the seat has anyway: extending the four to five (5 points, an open five)
+    anywhere = twirkle_plan.best_reply(board, [], reply_hand, view)
+    assert kept_four <= anywhere < 12
+
+
+def twirkle_turn(seed: int) -> tuple[Any, int]:
+    """A seeded Twirkle match played by the heuristic until a turn with several options."""
+    heuristic = load_bot_module("twirkle-heuristic")
+    game = load_game("twirkle").new(2, seed)
+    rng = random.Random(seed)
+    while True:
+        seat = game.to_move()[0]
+        legal = game.legal(seat)
+        if game.observe(seat)["phase"] == "turn" and len(legal) > 3:
+            return game, seat
+        game.apply(seat, heuristic.choose(game.observe(seat), legal, rng))
+
+
+def test_twirkle_search_stops_at_its_budget_and_answers_legally(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The planning keeps to the budget, and so does the sampling when the replies are
+    on (they are off by default)."""
+    monkeypatch.setattr(twirkle_plan, "REPLY_WEIGHT", 0.7)
+    game, seat = twirkle_turn(4)
+    clock = FakeClock(step=0.001)
+    decision = ismcts.choose(
+        game.observe(seat),
+        game.legal(seat),
+        random.Random(1),
+        {},
+        game="twirkle",
+        budget_s=0.01,
+        clock=clock,
+    )
+    assert decision in game.legal(seat)
+    assert clock.reads >= 3, "it compared no placements on samples"
+    # the planning and the sampling each read the clock once past the budget, at most
+    assert clock.now < 0.01 + 0.001 * 4, "it went on planning or sampling past its budget"
+
+
+def test_twirkle_plays_a_whole_placement_it_planned() -> None:
+    game, seat = twirkle_turn(6)
+    rng = random.Random(2)
+    steps = 0
+    while game.to_move() == [seat] and game.observe(seat)["phase"] in ("turn", "placing"):
+        game.apply(seat, search_seat(game, seat, rng))  # apply refuses anything not legal
+        steps += 1
+    assert steps >= 2 and game.history[-1][1]["action"] in ("place", "end_placing", "exchange")
+
+
+# ----- leylo: the greedy evaluation, minding what the discard gives away ------------
+def leylo_view(seed: int) -> dict[str, Any]:
+    """A LEYLO observation after the opening flips of a seeded 2-player match."""
+    game = load_game("leylo").new(2, seed)
+    walk = random.Random(seed)
+    while game.observe(0)["phase"] == "flip":
+        game.apply_joint({s: walk.choice(game.legal(s)) for s in game.to_move()})
+    return game.observe(game.to_move()[0])
+
+
+def test_leylo_counts_what_a_discard_gives_the_next_seat() -> None:
+    leylo_plan = load_bot_module("ismcts").leylo_plan
+    view = leylo_view(5)
+    rival = (view["seat"] + 1) % 2
+    grid = ["hidden"] * 16
+    grid[0:3] = ["5", "5", "5"]  # a 5 over its 11 completes the row: 31 points off
+    grid[3] = "11"
+    view["grids"][rival] = grid
+    feeding = leylo_plan.Feeding(leylo_plan.View(view), view)
+    assert feeding.damage("5") > 10  # beyond what a pile card gives it
+    assert feeding.damage("11") == 0.0  # worse than what the pile gives it on average
+    assert feeding.damage("empty") == 0.0
+
+
+def test_leylo_draws_as_the_heuristic_does() -> None:
+    """Only placements weigh the discard; every other decision is the heuristic's."""
+    heuristic = load_bot_module("leylo-heuristic")
+    game = load_game("leylo").new(2, 7)
+    walk = random.Random(3)
+    compared = 0
+    while not game.is_over() and compared < 40:
+        joint = {}
+        for seat in game.to_move():
+            view, legal = game.observe(seat), game.legal(seat)
+            joint[seat] = search_seat(game, seat, random.Random(compared))
+            if len(legal) > 1 and view["phase"] != "place":
+                assert joint[seat] == heuristic.choose(view, legal, random.Random(compared))
+                compared += 1
+            if walk.random() < 0.3:
+                joint[seat] = walk.choice(legal)  # off the greedy path now and then
+        game.apply_joint(joint)
+    assert compared == 40

@@ -5,7 +5,12 @@ Protocol v1 over JSON lines (protocol/PROTOCOL.md). The policy is the pure funct
 Cowling, Powley and Whitehouse 2012) samples states consistent with the observation
 through arena's own referees (`arena.games`: `determinize`, `clone`, `playout`), so
 the bot needs the `arena` package importable. What differs per game is in
-game_knowledge.py.
+game_knowledge.py. Two games do not use the tree: Twirkle plans whole placements
+exhaustively and plays the best (twirkle_plan.py; comparing the best few by the next
+seat's sampled replies is there, but off: it lost), and LEYLO
+plays the greedy grid evaluation of the heuristic bot, plus a cost for what a placement
+leaves the next seat on the discard pile (leylo_plan.py): the tree search lost to both
+heuristics.
 
 Time: each decision searches for the budget given by `--budget-ms` in bot.toml's
 command (default 100 ms), cut to a tenth of the request's `deadline_ms`.
@@ -34,7 +39,9 @@ HERE = str(Path(__file__).resolve().parent)
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
+import leylo_plan  # noqa: E402
 import tree_search  # noqa: E402
+import twirkle_plan  # noqa: E402
 from game_knowledge import profile_for  # noqa: E402
 
 NAME = "ismcts"
@@ -99,6 +106,13 @@ def run_search(
     import arena still answers, at random)."""
     from arena.games import load_game
 
+    if game == "leylo":
+        return leylo_plan.choose(observation, legal, rng)
+    if game == "twirkle":
+        budget = tree_search.Budget(limits, clock)
+        return twirkle_plan.choose(
+            load_game(game), observation, legal, rng, dict(variant or {}), budget.samples_left
+        )
     problem = tree_search.Problem(
         game=load_game(game),
         observation=observation,

@@ -12,6 +12,9 @@ the game's heuristic (scripts/winrate.py, 2 players, 60-120 seeded games):
 * krumme10: playouts by the visible sides only (hit the target, else stay under it),
   cut after one decision: the tree's own depth does the looking ahead, scored by the
   points margin. (Longer playouts lost: 4 decisions 39 %, 12 decisions 29 %.)
+* leylo and twirkle: the bot no longer plays these two by the tree (see leylo_plan.py
+  and twirkle_plan.py: the tree search won 1 of 12 LEYLO games and 10-25 % of Twirkle
+  games against the heuristics); their profiles stay for the tree search itself.
 * leylo: a greedy policy (replace the worst face-up card the held one beats, else turn
   a card up; do not end the round unless lowest), played to the end of the round; the
   search ranges over a few candidate decisions (most of the 24 swaps and 30 placements
@@ -69,14 +72,15 @@ TWIN_VALUE = 0.6
 def take_that_estimate(state: Any) -> list[float]:
     """Finished rounds plus the running one (+1 per plus card, -1 or -5 per minus card,
     an unseen profi card at the deck's mean penalty), plus TWIN_VALUE per hand card whose
-    twin is still in play (in this sample's hands, row or pile)."""
-    view = state.observe(0)
-    gone = {card for piles in (view["plus"], view["minus_seen"]) for pile in piles for card in pile}
+    twin is still in play (in this sample's hands, row or pile). Read from the sample's
+    fields: the same figures as its observation, without building one."""
+    plus, seen, unseen = state.plus, state.minus_seen, state.minus_unseen
+    gone = {card for piles in (plus, seen) for pile in piles for card in pile}
     totals = []
-    for seat in range(view["players"]):
-        done = sum(scores[seat] for scores in view["round_scores"])
-        minus = sum(5 if card in TOADS else 1 for card in view["minus_seen"][seat])
-        running = len(view["plus"][seat]) - minus - 1.4 * view["minus_unseen"][seat]
+    for seat in range(state.players):
+        done = sum(scores[seat] for scores in state.round_scores)
+        minus = sum(5 if card in TOADS else 1 for card in seen[seat])
+        running = len(plus[seat]) - minus - 1.4 * len(unseen[seat])
         twins = sum(1 for card in state.hands[seat] if card in TWINS and TWINS[card] not in gone)
         totals.append(done + running + TWIN_VALUE * twins)
     return totals
@@ -102,11 +106,9 @@ def krumme10_policy(state: Any, seat: int, legal: list[Decision], rng: random.Ra
 
 
 def krumme10_estimate(state: Any) -> list[float]:
-    """Every seat's points so far (with teams: its team's score)."""
-    view = state.observe(0)
-    if view["teams"] is None:
-        return list(view["scores"])
-    return [view["team_scores"][team] for team in view["teams"]]
+    """Every seat's points so far (with teams: its team's score), as the referee counts
+    them at the end (`_scores`: the observation's figures, without building one)."""
+    return list(state._scores())
 
 
 # ----- leylo -----------------------------------------------------------------------

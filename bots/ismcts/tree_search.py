@@ -157,11 +157,22 @@ class Budget:
             return False
         return self.clock() - self.start < self.limits.budget_s * share
 
+    def samples_left(self, done: int) -> bool:
+        """True while another sample may start after `done` (a search that counts its own
+        samples, e.g. twirkle_plan's)."""
+        self.done = done
+        return self.within()
+
 
 def decision_key(decision: Decision) -> Key:
     """A hashable name of a decision that ignores key order (values are numbers, strings,
     booleans or lists of numbers)."""
-    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in decision.items()))
+    key = tuple(sorted(decision.items()))
+    try:
+        hash(key)  # the common case: no list among the values
+    except TypeError:
+        return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in key))
+    return key
 
 
 def search(
