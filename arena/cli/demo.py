@@ -36,7 +36,7 @@ def demo(
     rounds: Annotated[int, typer.Option(help="Deals per pairing of the quick bots.")] = 10,
     search_rounds: Annotated[
         int, typer.Option(help="Deals per pairing with a search bot (0: none).")
-    ] = 1,
+    ] = 3,
     workers: Annotated[int, typer.Option(help="Parallel worker processes.")] = 2,
     seed: Annotated[int, typer.Option(help="Tournament seed.")] = 1,
 ) -> None:
