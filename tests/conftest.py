@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 
@@ -24,6 +25,26 @@ def shared_secret() -> Iterator[None]:
     """
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ARENA_SECRET", TEST_SECRET)
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def own_sandbox_uids() -> Iterator[None]:
+    """Each pytest-xdist worker hands its bots uids from its own share of the range.
+
+    Tests check that no process runs as a uid they used once their bots are gone; a
+    uid a test released may be taken at once by a bot of a test in another worker.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if not worker.startswith("gw") or count < 2 or os.environ.get("ARENA_SANDBOX_UIDS"):
+        yield
+        return
+    low, high = uids.uid_range()
+    share = (high - low + 1) // count
+    first = low + int(worker[2:]) * share
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ARENA_SANDBOX_UIDS", f"{first}-{first + share - 1}")
         yield
 
 
