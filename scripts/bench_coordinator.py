@@ -1,0 +1,169 @@
+"""Coordinator speed: matches recorded per second, the path a tournament's results take.
+
+Usage: .venv/bin/python scripts/bench_coordinator.py [--db URL ...] [--players 2 4 6]
+       [--rounds 3] [--per-round 200] [--bots 12]
+
+Only the coordinator writes the database: every result a worker sends back goes
+through `arena.tournament.runner._record` (TrueSkill update + one transaction with the
+match row, its seats, its replay and the rating rows). This script feeds that path
+with synthetic results, as workers would send them, so that nothing but recording is
+timed: no bot, referee or pipe runs while the clock runs.
+
+Set-up (not timed): a fresh database per `--db` URL (default: a temporary SQLite file;
+PostgreSQL: pass an empty database's URL), `--bots` bot versions, and per player count
+one Krumme10 tournament whose schedule holds rounds x per-round matches of seats drawn
+from the bots. Each result carries a replay of realistic shape: the events of one seeded
+random in-process game of that player count (about 13-22 KB as JSON).
+
+Timed: `--rounds` rounds; in each, every player count in turn (the order rotating
+from round to round, so load from other processes hits all alike) records
+`--per-round` matches of its tournament in schedule order. Printed per database and
+player count: median matches/s by wall time with min..max over the rounds, and median
+coordinator CPU per match (`time.process_time`, this process only; with PostgreSQL the
+server's own CPU is not in it) with min..max.
+
+Goals (issue 15): >= 2,000 matches/s for 2 players on SQLite (<= 0.5 ms each), >= 500/s
+for 6 players.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import insert
+
+from arena.games import load_game
+from arena.match import MatchResult, MatchStatus, SeatResult, SeatStatus
+from arena.models import Bot, BotVersion, Match, Tournament
+from arena.store import Store
+from arena.tournament import runner
+
+GAME = "krumme10"
+
+
+def replay_of(players: int, seed: int) -> dict[str, Any]:
+    """A replay document shaped like a real one: the events of a random in-process game."""
+    game = load_game(GAME).new(players, seed)
+    rng = random.Random(seed)
+    events: list[dict[str, Any]] = []
+    while not game.is_over():
+        for seat in game.to_move():
+            decision = rng.choice(game.legal(seat))
+            events.append({"type": "decision", "seat": seat, "decision": decision, "ms": 1.5})
+            game.apply(seat, decision)
+    return {
+        "format": "arena-replay",
+        "version": 2,
+        "match": "bench",
+        "game": GAME,
+        "players": players,
+        "events": events,
+        "outcome": {"scores": list(game.outcome().scores)},
+    }
+
+
+def build(store: Store, bots: int, players: list[int], matches: int) -> dict[int, list[Match]]:
+    """Bot versions and one tournament per player count; its scheduled matches."""
+    stamp = datetime.now(UTC)
+    version = load_game(GAME).spec.version
+    with store.writer.begin() as db:
+        db.execute(
+            insert(Bot),
+            [{"id": b + 1, "name": f"bot{b:02d}", "owner": "bench", "created_at": stamp}
+             for b in range(bots)],
+        )  # fmt: skip
+        db.execute(
+            insert(BotVersion),
+            [{"id": b + 1, "bot_id": b + 1, "number": 1, "sha256": f"{b:064x}",
+              "folder": "/nowhere", "command": ["x"], "games": ["*"], "created_at": stamp}
+             for b in range(bots)],
+        )  # fmt: skip
+    rng = random.Random(1)
+    schedules = {}
+    for count in players:
+        tournament = Tournament(
+            name=f"bench-{count}p", game=GAME, game_version=version, format="round-robin",
+            players=count, rounds=1, seed=count, variant={}, settings={},
+        )  # fmt: skip
+        lineups = [rng.sample(range(1, bots + 1), count) for _ in range(matches)]
+        tournament_id = store.create_tournament(
+            tournament,
+            [Match(number=i, game=GAME, seed=i, lineup=lineup) for i, lineup in enumerate(lineups)],
+        )
+        schedules[count] = store.matches(tournament_id, recorded=False)
+    return schedules
+
+
+def results(match: Match, replay: dict[str, Any], rng: random.Random) -> MatchResult:
+    """A normal result for a scheduled match, as a worker would send it back."""
+    count = len(match.lineup)
+    order = list(range(count))
+    rng.shuffle(order)
+    seats = [
+        SeatResult(seat, f"bot{version}", float(-order[seat]), order[seat] + 1, SeatStatus.OK)
+        for seat, version in enumerate(match.lineup)
+    ]
+    return MatchResult(
+        match_id=f"bench-{match.id}", game=GAME, game_version=1, variant={}, seed=match.seed,
+        status=MatchStatus.NORMAL, seats=seats, replay=replay, seconds=0.2,
+    )  # fmt: skip
+
+
+def bench(url: str, args: argparse.Namespace) -> None:
+    """Every player count on one database, interleaved round by round."""
+    store = Store(url)
+    schedules = build(store, args.bots, args.players, args.rounds * args.per_round)
+    replays = {count: replay_of(count, count) for count in args.players}
+    pending: dict[int, Iterator[Match]] = {count: iter(s) for count, s in schedules.items()}
+    walls: dict[int, list[float]] = {count: [] for count in args.players}
+    cpus: dict[int, list[float]] = {count: [] for count in args.players}
+    rng = random.Random(2)
+    for round_no in range(args.rounds):
+        shift = round_no % len(args.players)
+        for count in args.players[shift:] + args.players[:shift]:
+            batch = [next(pending[count]) for _ in range(args.per_round)]
+            made = [results(match, replays[count], rng) for match in batch]
+            wall, cpu = time.perf_counter(), time.process_time()
+            for match, result in zip(batch, made, strict=True):
+                runner._record(store, GAME, match, result, set())
+            walls[count].append((time.perf_counter() - wall) / args.per_round)
+            cpus[count].append((time.process_time() - cpu) / args.per_round)
+    store.close()
+    backend = url.split(":", 1)[0]
+    for count in args.players:
+        rates = [1 / w for w in walls[count]]
+        cpu_ms = [c * 1000 for c in cpus[count]]
+        print(
+            f"{backend:<22} {count}p  {statistics.median(rates):7.0f} matches/s"
+            f" ({min(rates):.0f}..{max(rates):.0f})   cpu {statistics.median(cpu_ms):6.2f}"
+            f" ms/match ({min(cpu_ms):.2f}..{max(cpu_ms):.2f})"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", action="append", help="SQLAlchemy URL of an empty database")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--per-round", type=int, default=200)
+    parser.add_argument("--bots", type=int, default=12)
+    args = parser.parse_args()
+    print(
+        f"{GAME}, {args.bots} bots, {args.rounds} rounds x {args.per_round} matches per player"
+        " count; median (min..max) over rounds"
+    )
+    with tempfile.TemporaryDirectory(prefix="arena-bench-coordinator-") as folder:
+        for url in args.db or [f"sqlite:///{Path(folder) / 'arena.db'}"]:
+            bench(url, args)
+
+
+if __name__ == "__main__":
+    main()
