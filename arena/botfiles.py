@@ -40,7 +40,16 @@ _MAX_LINK_HOPS = 40
 
 
 class BotFolderError(ValueError):
-    """A bot folder that cannot be used: missing, no manifest, or a bad manifest."""
+    """A bot folder that cannot be used: missing, no manifest, or a bad manifest.
+
+    The message is one line. `details` is what explains it at length, shown below
+    that line: a failed build's output, a failed check's report. Like everything a bot
+    wrote it is untrusted text (see arena.cli.safe).
+    """
+
+    def __init__(self, message: str, details: str = ""):
+        super().__init__(message)
+        self.details = details
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,8 @@ class _Reading:
     links: dict[tuple[str, ...], str]
     dirs: set[tuple[str, ...]]
     total: int = 0
+    #: Files left unread (what a build added: not the bot's code).
+    skip: frozenset[tuple[str, ...]] = frozenset()
 
     def count(self, parts: tuple[str, ...], size: int = 0) -> None:
         """Charge one entry of `size` bytes; BotFolderError past a limit."""
@@ -192,7 +203,7 @@ def _walk(reading: _Reading, dir_fd: int, prefix: tuple[str, ...]) -> None:
                 raise reading.error(parts, "changed while it was read (now a link?)") from None
             with _descriptor(child):
                 _walk(reading, child, parts)
-        elif name.endswith(IGNORED_SUFFIXES):
+        elif name.endswith(IGNORED_SUFFIXES) or parts in reading.skip:
             continue
         elif stat.S_ISLNK(info.st_mode):
             reading.count(parts)
@@ -226,13 +237,18 @@ def _follow(reading: _Reading, link: tuple[str, ...], hops: int) -> tuple[str, .
     return tuple(where)
 
 
-def read_folder(folder: Path, limits: Limits = LIMITS) -> dict[tuple[str, ...], BotFile]:
+def read_folder(
+    folder: Path,
+    limits: Limits = LIMITS,
+    skip: frozenset[tuple[str, ...]] = frozenset(),
+) -> dict[tuple[str, ...], BotFile]:
     """Every file of the folder by path parts, read once; links inside it stored as copies.
 
+    The files at `skip` (what a build added) are left unread and uncounted.
     Raises BotFolderError naming the path of a link out of the folder, a link to a
     folder, a special file, or the entry that passes a limit.
     """
-    reading = _Reading(folder, limits, {}, {}, set())
+    reading = _Reading(folder, limits, {}, {}, set(), skip=skip)
     with _descriptor(_open_folder(folder)) as dir_fd:
         try:
             _walk(reading, dir_fd, ())

@@ -1,14 +1,23 @@
 """A bot folder's manifest (`bot.toml`), finding bundled bots, and preparing a bot to run.
 
 A bot is a folder with `bot.toml`: at least `name` and `command` (an argv list
-run inside the folder). Optional: `games` (ids it plays, "*" for all),
+run inside the folder). Optional: `games` (ids it plays, "*" for all, the default),
 `build` (an argv list run once in the folder before the first start, e.g. a
-compiler call) and `description`.
+compiler call), `description`, and a `[tool]` table that arena never reads (other
+tools' settings). Any other key is an error (protocol/PROTOCOL.md, "The bot folder").
+
+Whether a folder was built is told by its build stamp, a file beside the folder
+(out of reach of the bot and of its build, which see only copies of the folder):
+it lists the files the build added, which are not the bot's code (they are left
+out of its sha256), and the digest of the code it built.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -17,14 +26,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import names, resources
+from arena.botfiles import BotFile, read_folder, read_manifest_bytes
 from arena.botfiles import BotFolderError as BotFolderError  # where it always was
-from arena.botfiles import read_manifest_bytes
 from arena.sandbox.build import BuildError, run_build
 from arena.sandbox.limits import Limits
 
 #: Where the bots shipped with arena live (the repository's top-level bots/).
 BUNDLED_BOTS = resources.BUNDLED_BOTS
 BUILD_TIMEOUT_S = 120
+#: Every key bot.toml may have (PROTOCOL.md, "The bot folder").
+KEYS = ("name", "command", "games", "build", "description", "tool")
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,13 @@ def parse_manifest(folder: Path, data: bytes) -> Manifest:
     """Check the bytes of `folder/bot.toml`; raises BotFolderError with a one-line reason."""
     path = folder / "bot.toml"
     table = _toml(path, data)
+    unknown = [key for key in table if key not in KEYS]
+    if unknown:
+        raise BotFolderError(
+            f"{path}: unknown key {unknown[0]!r} (bot.toml has only {', '.join(KEYS)})"
+        )
+    if not isinstance(table.get("tool", {}), dict):
+        raise BotFolderError(f"{path}: tool must be a table")
     name = table.get("name")
     if not isinstance(name, str) or not name.strip():
         raise BotFolderError(f"{path}: name must be a non-empty string")
@@ -80,13 +98,15 @@ def parse_manifest(folder: Path, data: bytes) -> Manifest:
     if command is None:
         raise BotFolderError(f"{path}: command (an argv list) is missing")
     description = table.get("description", "")
+    if not isinstance(description, str):
+        raise BotFolderError(f"{path}: description must be a string")
     return Manifest(
         folder=folder,
         name=name.strip(),
         command=command,
         games=_str_list(table, "games", path) or ("*",),
         build=_str_list(table, "build", path),
-        description=description if isinstance(description, str) else "",
+        description=description,
     )
 
 
@@ -157,17 +177,94 @@ def resolve_command(manifest: Manifest) -> list[str]:
     return [real, *rest]
 
 
-def prepare(manifest: Manifest) -> list[str]:
-    """Run the bot's build step if its program is missing, then resolve its command.
+def build_stamp(folder: Path) -> Path:
+    """Where the build stamp of `folder` is kept: beside it, `.<folder name>.arena-build`."""
+    return folder.parent / f".{folder.name}.arena-build"
 
-    The build runs in the bot's sandbox on a scratch copy of the folder (see
-    `arena.sandbox.build`): it is the author's code, as untrusted as the bot.
+
+def _stamp(folder: Path) -> dict[str, object]:
+    """The folder's build stamp, {} when it has none (or one that arena cannot read)."""
+    try:
+        stamp = json.loads(build_stamp(folder).read_text())
+    except (OSError, ValueError):
+        return {}
+    return stamp if isinstance(stamp, dict) else {}
+
+
+def build_outputs(folder: Path) -> frozenset[tuple[str, ...]]:
+    """The relative paths of the files the folder's last build added (none if never built)."""
+    outputs = _stamp(folder).get("outputs")
+    if not isinstance(outputs, list):
+        return frozenset()
+    return frozenset(
+        tuple(p) for p in outputs if isinstance(p, list) and all(isinstance(x, str) for x in p)
+    )
+
+
+def source_files(
+    manifest: Manifest, files: dict[tuple[str, ...], BotFile] | None = None
+) -> dict[tuple[str, ...], BotFile]:
+    """The bot's own files (`files`, or its folder read once): what its build made left out.
+
+    That is what the last build added (its stamp), and the command's program for a
+    folder built before stamps existed (the program a build makes, `./bot`).
     """
-    program = manifest.command[0]
-    if manifest.build and "/" in program and not (manifest.folder / program).exists():
-        limits = Limits().stricter(cpu_seconds=BUILD_TIMEOUT_S)
-        try:
-            run_build(manifest.build, manifest.folder, limits, BUILD_TIMEOUT_S)
-        except BuildError as error:
-            raise BotFolderError(f"{manifest.name}: {error}") from None
+    built = build_outputs(manifest.folder)
+    files = read_folder(manifest.folder, skip=built) if files is None else files
+    for made in built:
+        files.pop(made, None)
+    if manifest.build:
+        files.pop(tuple(Path(manifest.command[0]).parts), None)
+    return files
+
+
+def files_digest(files: dict[tuple[str, ...], BotFile]) -> str:
+    """sha256 over the relative paths and contents of a bot's files (its version's identity)."""
+    digest = hashlib.sha256()
+    for item in files.values():
+        digest.update(item.relative.encode() + b"\0")
+        digest.update(hashlib.sha256(item.data).digest())
+    return digest.hexdigest()
+
+
+def build(manifest: Manifest) -> None:
+    """Run the bot's build step in its sandbox, then write the folder's build stamp.
+
+    The build runs on a scratch copy of the folder (see `arena.sandbox.build`): it is
+    the author's code, as untrusted as the bot. What an earlier build of other code
+    added is removed first (a build adds files, it never replaces one). BotFolderError
+    with the build's output as `details` when it fails.
+    """
+    assert manifest.build
+    sources = files_digest(source_files(manifest))
+    inside = manifest.folder.resolve()
+    for made in build_outputs(manifest.folder):
+        old = manifest.folder.joinpath(*made)
+        if old.is_file() and not old.is_symlink() and old.resolve().is_relative_to(inside):
+            old.unlink()
+    build_stamp(manifest.folder).unlink(missing_ok=True)
+    limits = Limits().stricter(cpu_seconds=BUILD_TIMEOUT_S)
+    try:
+        added = run_build(manifest.build, manifest.folder, limits, BUILD_TIMEOUT_S)
+    except BuildError as error:
+        raise BotFolderError(f"{manifest.name}: {error}", error.output) from None
+    stamp = {"sources": sources, "outputs": [list(p) for p in added]}
+    with contextlib.suppress(OSError):  # a read-only place: the next start builds again
+        build_stamp(manifest.folder).write_text(json.dumps(stamp))
+
+
+def is_built(manifest: Manifest) -> bool:
+    """True when the folder's build stamp is for its code as it is now."""
+    stamp = _stamp(manifest.folder)
+    return bool(stamp) and stamp.get("sources") == files_digest(source_files(manifest))
+
+
+def prepare(manifest: Manifest) -> list[str]:
+    """Build the bot unless its folder was built for its code as it is, then resolve its command.
+
+    A build runs whatever the command is (`java Bot` needs `javac Bot.java` as much as
+    `./bot` needs `cc`), once per version of the code: the build stamp tells.
+    """
+    if manifest.build and not is_built(manifest):
+        build(manifest)
     return resolve_command(manifest)

@@ -1,18 +1,17 @@
-"""Submitting bots: read a folder safely, check its name and owner, smoke-test, store a copy.
+"""Submitting bots: read a folder safely, check its name and owner, check the bot, store a copy.
 
 A version is a copy of the bot folder under `<home>/bots/<sha256>/`, named by the
 sha256 of its files. Submitting changed code creates version n+1; submitting the
 same code again changes nothing. The folder is read once (`arena.botfiles`:
 never through a link out of it, no special files, bounded in size), and that one
-reading is hashed, stored and smoke-tested, so what was checked is what runs. A
-name follows `arena.names`: the safe pattern, bundled names only for the bundled
-folders, and new versions only from the name's owner.
+reading is hashed, stored, built and checked (`arena.check`), so what was checked is
+what runs. A name follows `arena.names`: the safe pattern, bundled names only for the
+bundled folders, and new versions only from the name's owner.
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
+import contextlib
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -22,21 +21,23 @@ from pathlib import Path
 
 from sqlalchemy.exc import IntegrityError
 
-from arena import botfiles, names
+from arena import botfiles, check, names
 from arena.botfiles import BotFile
-from arena.games import all_games, load_game
-from arena.lineup import new_seed
 from arena.manifest import (
     BotFolderError,
     Manifest,
+    build_outputs,
+    build_stamp,
     bundled_names,
+    files_digest,
     find_bot,
     is_bundled,
     load_manifest,
     parse_manifest,
     prepare,
+    source_files,
 )
-from arena.match import BotRef, MatchSpec, SeatStatus, run_match
+from arena.match import BotRef
 from arena.models import BotVersion
 from arena.store import NotOwnerError, Store
 
@@ -51,29 +52,22 @@ class Snapshot:
     @property
     def sha256(self) -> str:
         """sha256 over the relative paths and contents of the bot's files."""
-        digest = hashlib.sha256()
-        for item in self.files.values():
-            digest.update(item.relative.encode() + b"\0")
-            digest.update(hashlib.sha256(item.data).digest())
-        return digest.hexdigest()
+        return files_digest(self.files)
 
 
 def snapshot(folder: str | Path) -> Snapshot:
     """Read a bot folder once (see `arena.botfiles`); BotFolderError for anything unsafe.
 
     The manifest is parsed from the same bytes that are stored; what its build
-    step makes (the command's program, when there is a build) is left out.
+    step made is left out (`arena.manifest.source_files`).
     """
     folder = Path(folder).resolve()
-    files = botfiles.read_folder(folder)
+    files = botfiles.read_folder(folder, skip=build_outputs(folder))  # bounded: not read
     toml = files.get(("bot.toml",))
     if toml is None:
         raise BotFolderError(f"{folder} has no bot.toml manifest")
     manifest = parse_manifest(folder, toml.data)
-    if manifest.build:
-        built = Path(manifest.command[0])
-        files.pop(tuple(built.parts), None)
-    return Snapshot(manifest, files)
+    return Snapshot(manifest, source_files(manifest, files))
 
 
 def _files(manifest: Manifest) -> list[Path]:
@@ -91,7 +85,8 @@ def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Pat
     """A folder with `files` that becomes `target` when the block ends without error.
 
     On an error nothing is left in the home. When `target` exists already (the
-    same code under another name) it is used as it is.
+    same code under another name) it is used as it is. The build stamp of a build
+    run in the block (`arena.manifest.build_stamp`, beside the folder) moves with it.
     """
     if target.is_dir():
         yield target
@@ -106,50 +101,12 @@ def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Pat
         except OSError:
             if not target.is_dir():  # another submission of the same code won the race
                 raise
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                build_stamp(partial).rename(build_stamp(target))
     finally:
         shutil.rmtree(partial, ignore_errors=True)
-
-
-def smoke_games(manifest: Manifest) -> list[str]:
-    """The games a new version is smoke-tested on: the ones it declares it plays."""
-    if "*" in manifest.games:
-        return [g.spec.id for g in all_games()]
-    for game in manifest.games:
-        load_game(game)  # an unknown game id in the manifest is an error
-    return list(manifest.games)
-
-
-def smoke_spec(bot: BotRef, opponent: BotRef, game: str) -> tuple[MatchSpec, int]:
-    """One smoke match of `game` and the bot's seat in it.
-
-    It is an ordinary match, so that a bot cannot tell it apart and behave only
-    then: a fresh random seed and seat, a match id of the form `arena play` uses,
-    the default timeouts and limits (the bots are given keyed values anyway).
-    """
-    players = max(2, load_game(game).spec.min_players)
-    seat = secrets.randbelow(players)
-    seats = [opponent] * players
-    seats[seat] = bot
-    seed = new_seed()
-    spec = MatchSpec(match_id=f"{game}-{seed}", game=game, seed=seed, seats=tuple(seats))
-    return spec, seat
-
-
-def smoke_test(manifest: Manifest) -> None:
-    """Play one match per declared game against `random`; BotFolderError if the bot forfeits."""
-    ref = BotRef(manifest.name, str(manifest.folder), tuple(prepare(manifest)))
-    random_bot = find_bot("random")
-    other = BotRef("random", str(random_bot.folder), tuple(prepare(random_bot)))
-    for game in smoke_games(manifest):
-        spec, index = smoke_spec(ref, other, game)
-        seat = run_match(spec).seats[index]
-        if seat.status is not SeatStatus.OK:
-            tail = seat.stderr.strip().splitlines()[-1:] if seat.stderr.strip() else []
-            extra = f"; stderr: {tail[0]}" if tail else ""
-            raise BotFolderError(
-                f"{manifest.name} failed its smoke match of {game} against random: "
-                f"{seat.status}: {seat.detail}{extra}"
-            )
+        build_stamp(partial).unlink(missing_ok=True)
 
 
 def _check_name(store: Store, manifest: Manifest, owner: str) -> None:
@@ -171,9 +128,10 @@ def submit(store: Store, home: Path, path: str, name: str | None = None) -> tupl
 
     Unchanged code is a no-op. The owner is the current OS user, "arena" for a
     bundled bot's own folder. Raises BotFolderError for an unsafe folder, a bad,
-    reserved or someone else's name, a failing build or smoke match. A bundled bot's
-    own folder plays no smoke match: it ships with arena, whose test suite plays it
-    in every game, and a search bot's four smoke matches take the best part of a
+    reserved or someone else's name, a failing build or a failed check
+    (`arena.check.submission_check`: the matches of `arena bot check`, fewer). A
+    bundled bot's own folder is not checked: it ships with arena, whose test suite
+    plays it in every game, and a search bot's check matches take the best part of a
     minute (the demo would spend it before its first tournament).
     """
     found = find_bot(path)
@@ -189,7 +147,7 @@ def submit(store: Store, home: Path, path: str, name: str | None = None) -> tupl
     with _staged(read.files, target) as folder:
         stored = replace(load_manifest(folder), name=manifest.name)
         if not is_bundled(manifest):  # arena's own bots are its tests' business (see below)
-            smoke_test(stored)
+            check.submission_check(stored)
     return _add_version(store, manifest.name, sha, str(target), stored, owner)
 
 

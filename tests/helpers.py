@@ -43,7 +43,7 @@ def register_unchecked(store: Store, name: str) -> str:
 
 
 def _expect(name: str) -> dict[str, object]:
-    return dict(tomllib.loads((TEST_BOTS / name / "bot.toml").read_text())["expect"])
+    return dict(tomllib.loads((TEST_BOTS / name / "bot.toml").read_text())["tool"]["expect"])
 
 
 def sandboxed() -> bool:
@@ -69,7 +69,8 @@ def hostile_bots() -> list[str]:
     return sorted(
         p.name
         for p in TEST_BOTS.iterdir()
-        if (p / "bot.toml").is_file() and "expect" in tomllib.loads((p / "bot.toml").read_text())
+        if (p / "bot.toml").is_file()
+        and "expect" in tomllib.loads((p / "bot.toml").read_text()).get("tool", {})
     )
 
 

@@ -1,6 +1,6 @@
 """A bot's build step runs in the bot's sandbox on a scratch copy (issue 11, item 2).
 
-The hostile build bots in tests/bots/build_* say in `[build_expect]` what
+The hostile build bots in tests/bots/build_* say in `[tool.build_expect]` what
 preparing them must give: "ok" or the start of the one-line error. Each is
 prepared from a copy in a temporary folder, so nothing is built in the tree.
 """
@@ -26,7 +26,8 @@ needs_bwrap = pytest.mark.skipif(not sandboxed(), reason="bubblewrap is not avai
 BUILD_BOTS = sorted(
     p.name
     for p in TEST_BOTS.iterdir()
-    if (p / "bot.toml").is_file() and "build_expect" in tomllib.loads((p / "bot.toml").read_text())
+    if (p / "bot.toml").is_file()
+    and "build_expect" in tomllib.loads((p / "bot.toml").read_text()).get("tool", {})
 )
 
 
@@ -59,7 +60,9 @@ def test_a_hostile_build_gives_its_expected_result(
 ) -> None:
     monkeypatch.setenv("ARENA_SECRET", "the coordinator's key")  # must not reach the build
     folder = copy_of(name, tmp_path)
-    expected = str(tomllib.loads((folder / "bot.toml").read_text())["build_expect"]["result"])
+    expected = str(
+        tomllib.loads((folder / "bot.toml").read_text())["tool"]["build_expect"]["result"]
+    )
     before, files = descendants(), files_of(folder)
     if expected == "ok":
         argv = prepare(load_manifest(folder))
@@ -73,7 +76,9 @@ def test_a_hostile_build_gives_its_expected_result(
     # The build's whole process tree is gone, whatever it started.
     assert descendants() - before == set()
     assert processes_of(used_uids) == []
-    assert sorted(os.listdir(tmp_path / "bots")) == [name]  # nothing written beside the folder
+    # Nothing written beside the folder, but for arena's own build stamp after a build.
+    beside = set(os.listdir(tmp_path / "bots")) - {manifest_module.build_stamp(folder).name}
+    assert beside == {name}
 
 
 @needs_bwrap

@@ -167,10 +167,12 @@ def test_play_and_replay_show(tmp_path: Path) -> None:
     assert_safe(runner.invoke(app, ["replay", "show", str(replay)]), NAME, HOSTILE)
 
 
-def test_submit_failing_smoke_match_is_one_escaped_line(tmp_path: Path) -> None:
+def test_submit_failing_its_check_is_one_escaped_line_then_the_evidence(tmp_path: Path) -> None:
     result = runner.invoke(app, ["--home", str(tmp_path), "bot", "submit", str(INJECTION)])
-    assert_safe(result, HOSTILE, code=2)
-    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert_safe(result, HOSTILE, "first line of stderr", code=2)
+    first, *below = result.stderr.split("\n")
+    assert first.startswith("error: ") and "failed its check" in first
+    assert "krumme10: the bot printed:" in below and safe.visible(HOSTILE) in below
 
 
 def test_log_lines_show_controls_as_escapes() -> None:

@@ -1,10 +1,11 @@
-"""Issue 11, items 1 and 7 and the smoke match: what a submission may contain, who owns a name.
+"""Issue 11, items 1 and 7 and the check: what a submission may contain, who owns a name.
 
 A submission is read once through descriptors (arena.botfiles): a link out of the
 folder, a link to a folder, a special file or a folder past the limits is refused
 with one line naming the path, and nothing is left in the home. Names follow
 arena.names: a safe pattern, bundled names reserved, never a path, one owner.
-A smoke match is an ordinary match to the bot.
+A submission's check (arena.check, as `arena bot check` with fewer matches) plays
+ordinary matches to the bot.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import doctest
 import json
 import os
+import random
 import shutil
 import socket
 import sqlite3
@@ -25,7 +27,7 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from arena import botfiles, names, registry
+from arena import botfiles, check, names, registry
 from arena.botfiles import BotFolderError, Limits
 from arena.cli import app
 from arena.manifest import BUNDLED_BOTS, find_bot, load_manifest
@@ -44,6 +46,20 @@ runner = CliRunner()
 def arena(home: Path, *args: str) -> Result:
     """Run one arena command with `home` as the arena home."""
     return runner.invoke(app, ["--home", str(home), *args])
+
+
+def assert_error(result: Result, *needles: str) -> list[str]:
+    """Exit code 2, an `error:` line on stderr naming every needle, no traceback.
+
+    Returns the lines below it (what explains the error: a bot's stderr, a build's output).
+    """
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit), result.exception
+    first, *rest = result.stderr.splitlines()
+    assert first.startswith("error: "), result.stderr
+    for needle in needles:
+        assert needle in first, (needle, result.stderr)
+    return rest
 
 
 def assert_one_line_error(result: Result, *needles: str) -> None:
@@ -222,10 +238,11 @@ def test_the_real_limits_through_the_cli(tmp_path: Path, home: Path) -> None:
     assert stored(home) == []
 
 
-def test_a_failed_smoke_match_leaves_nothing_in_the_home(tmp_path: Path, home: Path) -> None:
+def test_a_failed_check_leaves_nothing_in_the_home(tmp_path: Path, home: Path) -> None:
     folder = polite_folder(tmp_path / "bot")
-    (folder / "bot.py").write_text("raise SystemExit(3)\n")
-    assert_one_line_error(arena(home, "bot", "submit", str(folder)), "smoke match")
+    (folder / "bot.py").write_text("import sys\nprint('no luck', file=sys.stderr)\nsys.exit(3)\n")
+    below = assert_error(arena(home, "bot", "submit", str(folder)), "failed its check", "crash")
+    assert "no luck" in below  # the bot's stderr, below the one-line error
     assert stored(home) == []
 
 
@@ -269,6 +286,10 @@ def test_a_relative_command_must_stay_in_the_folder(tmp_path: Path, home: Path) 
         (b'name = "a\\u001b[2Jb"\ncommand = ["python3"]\n', "is not allowed"),
         (b'name = "Mark[/]up"\ncommand = ["python3"]\n', "is not allowed"),
         (b'command = ["python3"]\n', "name must be"),
+        (b'name = "x"\ncommand = ["python3"]\ngame = ["leylo"]\n', "unknown key 'game'"),
+        (b'name = "x"\ncommand = ["python3"]\n[expect]\nstatus = "ok"\n', "unknown key 'expect'"),
+        (b'name = "x"\ncommand = ["python3"]\ntool = 3\n', "tool must be a table"),
+        (b'name = "x"\ncommand = ["python3"]\ndescription = 3\n', "description must be"),
     ],
 )
 def test_a_bad_manifest_is_one_line(
@@ -345,12 +366,12 @@ def test_a_bundled_bot_is_registered_from_its_own_folder_owned_by_arena(
     assert (again.id, created) == (version.id, False)
 
 
-def test_only_a_bundled_bots_own_folder_skips_the_smoke_match(
+def test_only_a_bundled_bots_own_folder_skips_the_check(
     tmp_path: Path, home: Path, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """arena's own bots are played by its suite; a copy of one, renamed, is a submission."""
     played: list[str] = []
-    monkeypatch.setattr(registry, "smoke_test", lambda manifest: played.append(manifest.name))
+    monkeypatch.setattr(check, "submission_check", lambda manifest: played.append(manifest.name))
     registry.submit(store, home, "ismcts")
     assert played == []
     copy = tmp_path / "copy"
@@ -442,11 +463,12 @@ def test_an_old_database_gets_owners(tmp_path: Path, monkeypatch: pytest.MonkeyP
     reopened.close()
 
 
-# ----- the smoke match --------------------------------------------------------------
+# ----- the check of a submission ----------------------------------------------------
 def test_a_bot_that_behaves_only_in_smoke_matches_cannot_be_submitted(home: Path) -> None:
     """tests/bots/flaky plays only when its match id starts with "smoke"."""
     result = arena(home, "bot", "submit", str(TEST_BOTS / "flaky"))
-    assert_one_line_error(result, "flaky failed its smoke match", "crash")
+    below = assert_error(result, "flaky failed its check", "crash")
+    assert "flaky: crashing on purpose" in below
     assert stored(home) == []
 
 
@@ -466,10 +488,10 @@ def shape(value: object) -> object:
     return type(value).__name__
 
 
-def test_a_smoke_match_looks_like_a_tournament_match(home: Path, store: Store) -> None:
+def test_a_check_match_looks_like_a_tournament_match(home: Path, store: Store) -> None:
     bot = bot_ref_for("polite")
     other = registry.bot_ref(registry.submit(store, home, "random")[0], "random")
-    smoke, seat = registry.smoke_spec(bot, other, "take-that")
+    smoke, seat = check.match_spec("take-that", 2, bot, other, random.Random(), None)
 
     config = TournamentConfig(game="take-that", bots=("random", str(POLITE)), rounds=1)
     tid = truns.create(store, home, config)
@@ -485,7 +507,7 @@ def test_a_smoke_match_looks_like_a_tournament_match(home: Path, store: Store) -
     assert smoke.startup_timeout == real.startup_timeout and smoke.limits == real.limits
     assert "smoke" not in str(smoke_start) and "polite" not in str(smoke_start)
     assert smoke_start["seed"] not in (0, 1)
-    again, _seat = registry.smoke_spec(bot, other, "take-that")
+    again, _seat = check.match_spec("take-that", 2, bot, other, random.Random(), None)
     assert (again.seed, again.match_id) != (smoke.seed, smoke.match_id)
 
 

@@ -1,8 +1,8 @@
-"""`arena bot submit|list|show`: the bot registry."""
+"""`arena bot submit|check|list|show`: the bot registry."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -30,7 +30,7 @@ def submit(
         typer.Option(help="Register under this name (a-z, 0-9, -, _; at most 40)."),
     ] = None,
 ) -> None:
-    """Validate a bot folder, smoke-test it against random, and store a new version.
+    """Validate a bot folder, check it (as `arena bot check`, fewer matches), store a new version.
 
     A new name belongs to the OS user who submits it; only that user may add versions.
     """
@@ -43,6 +43,41 @@ def submit(
         out.print(text(f"registered {bot} version {version.number} ({version.sha256[:12]})"))
     else:
         out.print(text(f"{bot} version {version.number} has the same code; nothing changed"))
+
+
+@app.command()
+@reports_errors
+def check(
+    folder: Annotated[
+        str,
+        typer.Argument(
+            help="The bot folder (with bot.toml), written as a path: ./mybot, ~/x, /srv/x.",
+            show_default=False,
+        ),
+    ],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the report as JSON (for CI).")
+    ] = False,
+    seed: Annotated[
+        int | None,
+        typer.Option(help="Seed of the seats and matches (with ARENA_SECRET: the same matches)."),
+    ] = None,
+    matches: Annotated[
+        int, typer.Option(min=1, max=20, help="Matches per game and player count.")
+    ] = 1,
+) -> None:
+    """Compliance check: build the bot and play every game it declares at every player count.
+
+    It runs as a submission would (same sandbox, same build step) against bundled
+    random bots and reports per game: pass/fail, the first forfeit (the exact line
+    the bot printed and the message it answered), decision times against the
+    deadline, start-up time, peak memory and the bot's stderr. Exit code 0 when every
+    game passed, 1 when one failed, 2 for a folder that cannot be checked.
+    """
+    from arena.check import Plan
+    from arena.cli.checkview import run_check
+
+    raise typer.Exit(run_check(folder, Plan(matches=matches), seed, as_json))
 
 
 @app.command("list")
@@ -58,7 +93,11 @@ def list_bots(as_json: JsonFlag = False) -> None:
 @app.command()
 @reports_errors
 def show(name: Annotated[str, typer.Argument(help="Bot name.")], as_json: JsonFlag = False) -> None:
-    """Versions, games played, ratings and recent forfeits of one bot."""
+    """Versions, games played, ratings, suspensions (why) and recent forfeits of one bot.
+
+    A suspension shows its tournament, since when, the rule, the forfeits in a row
+    that caused it and their stderr; recent forfeits are of matches it played.
+    """
     from arena import reports
 
     details = reports.bot_details(open_store(), name)
@@ -69,11 +108,34 @@ def show(name: Annotated[str, typer.Argument(help="Bot name.")], as_json: JsonFl
         return
     print_rows(details["versions"], f"{name}: versions")
     print_rows(details["ratings"], "ratings")
-    print_rows(
-        [{k: v for k, v in f.items() if k != "stderr_tail"} for f in details["recent_forfeits"]],
-        "recent forfeits",
-    )
-    for forfeit in details["recent_forfeits"][:3]:
+    for found in details["suspensions"]:
+        out.print(
+            text(
+                ("suspended", "bold yellow"),
+                f" from tournament {found['tournament']} ({found['game']}): version "
+                f"{found['version']}, since match {found['since_match']} ({found['since']})",
+            )
+        )
+        out.print(
+            text(f"  after {found['rule']}; matches skipped since: {found['skipped_matches']}")
+        )
+        print_rows(_without_stderr(found["forfeits"]), "the forfeits that suspended it")
+        _print_stderr(found["forfeits"])
+    print_rows(_without_stderr(details["recent_forfeits"]), "recent forfeits")
+    _print_stderr(details["recent_forfeits"][:3])
+
+
+def _without_stderr(forfeits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in f.items() if k != "stderr_tail"} for f in forfeits]
+
+
+def _print_stderr(forfeits: list[dict[str, Any]]) -> None:
+    """Each forfeit's stderr tail as an escaped block; the same tail once for its matches."""
+    tails: dict[str, list[str]] = {}
+    for forfeit in forfeits:
         if forfeit["stderr_tail"].strip():
-            heading = text((f"stderr, match {forfeit['match']}:", "dim"))
-            out.print(heading, text(forfeit["stderr_tail"].strip(), block=True), sep="\n")
+            tails.setdefault(forfeit["stderr_tail"].strip(), []).append(str(forfeit["match"]))
+    for tail, matches in tails.items():
+        label = "match" if len(matches) == 1 else "matches"
+        heading = text((f"stderr, {label} {', '.join(matches)}:", "dim"))
+        out.print(heading, text(tail, block=True), sep="\n")

@@ -30,13 +30,17 @@ EXPECTED = (UserError, GameError, BotFolderError, ReplayError, StoreError)
 INTERRUPTED = 130
 
 
-def fail(message: str, code: int = 2) -> typer.Exit:
+def fail(message: str, code: int = 2, details: str = "") -> typer.Exit:
     """Print `error: message` to stderr and return the Exit to raise.
 
     The message may quote a bot (its name, stderr, output), so it is shown
     literally and on one line: control characters, newlines included, as escapes.
+    `details` (a compiler's error, a bot's stderr) follows as a block below that
+    line, its newlines kept and every other control character escaped.
     """
     err.print(text(("error:", "bold red"), " ", message), soft_wrap=True)
+    if details.strip():
+        err.print(text(details.strip("\n"), block=True), soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -50,7 +54,8 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
             return command(*args, **kwargs)
         except EXPECTED as error:
             # 2 for bad input; a StoreError says its own (1: the database's environment)
-            raise fail(str(error), code=getattr(error, "exit_code", 2)) from None
+            code, details = getattr(error, "exit_code", 2), getattr(error, "details", "")
+            raise fail(str(error), code, details) from None
         except KeyboardInterrupt:  # a tournament run reports its own, with a resume hint
             raise fail("interrupted", code=INTERRUPTED) from None
 

@@ -30,6 +30,8 @@ LOG = logging.getLogger("arena.bot")
 MAX_LINE_BYTES = 1024 * 1024
 #: Most a bot may write to stdout during one match.
 MAX_STDOUT_BYTES_PER_MATCH = 64 * 1024 * 1024
+#: How much of an over-long line is kept to show (`last_line`).
+MAX_SHOWN_BYTES = 4096
 #: How much of a bot's stderr is kept (the last part).
 STDERR_TAIL_BYTES = 8 * 1024
 #: Longest single wait before checking that the bot still runs: inside bubblewrap a bot
@@ -96,6 +98,13 @@ class BotProcess:
         self.deals: set[int] = set()
         self._poller = select.poll()
         self._debug = LOG.isEnabledFor(logging.DEBUG)
+        #: The last message arena wrote to the bot and the last line it read from it,
+        #: as bytes: what `arena bot check` shows for a forfeit.
+        self.last_sent = b""
+        self.last_line = b""
+        #: When the process was started, and seconds from then to its first `ready`.
+        self.spawned_at = 0.0
+        self.startup_seconds: float | None = None
 
     # ----- life cycle ----------------------------------------------------
     def spawn(self) -> None:
@@ -104,6 +113,7 @@ class BotProcess:
         SandboxError (the sandbox could not be set up) is the platform's failure
         and propagates, so that the match is void rather than the bot forfeited.
         """
+        self.spawned_at = time.monotonic()
         try:
             self.sandbox = launch(self.argv, self.folder, self.limits)
         except SandboxError:
@@ -200,6 +210,8 @@ class BotProcess:
             line = self._next_line(deadline)
             reply = _parse(line)
             if reply is not None and reply.get("type") == "ready":
+                if self.startup_seconds is None:
+                    self.startup_seconds = time.monotonic() - self.spawned_at
                 return
             if line.strip() and self._debug:
                 LOG.debug("%s: skipped a line before ready", self.name)
@@ -210,7 +222,8 @@ class BotProcess:
         This is the per-decision hot path, so the common case (the whole request
         written at once, one answer line in one read) is handled inline.
         """
-        data = _dumps(message, option=_NEWLINE)
+        data = self.last_sent = _dumps(message, option=_NEWLINE)
+        self.last_line = b""
         if self._debug:
             LOG.debug("%s << %s", self.name, data[:2000].decode("utf-8", "replace").rstrip())
         try:
@@ -243,7 +256,7 @@ class BotProcess:
 
     def send(self, message: dict[str, Any], deadline: float) -> None:
         """Write one message; a bot that does not read cannot block us past `deadline`."""
-        data = protocol.encode(message)
+        data = self.last_sent = protocol.encode(message)
         if self._debug:
             LOG.debug("%s << %s", self.name, data[:2000].decode("utf-8", "replace").rstrip())
         self._write_all(memoryview(data), deadline)
@@ -292,9 +305,10 @@ class BotProcess:
             if end >= 0:
                 break
             if len(buffer) > MAX_LINE_BYTES:
+                self.last_line = bytes(buffer[:MAX_SHOWN_BYTES])
                 raise BotProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
             self._read_some(deadline)
-        line = bytes(buffer[:end])
+        line = self.last_line = bytes(buffer[:end])
         del buffer[: end + 1]
         if self._debug:
             LOG.debug("%s >> %s", self.name, line[:2000].decode("utf-8", "replace"))

@@ -255,15 +255,40 @@ class Sandboxed:
         self._staged: Path | None = None
         _track(self)
 
+    def _bot_pid(self) -> int | None:
+        """The pid of the bot's main process (inside bubblewrap: the sandbox init's child)."""
+        if self._init_pid <= 0:
+            return self.process.pid
+        try:
+            children = Path(f"/proc/{self._init_pid}/task/{self._init_pid}/children")
+            return int(children.read_text().split()[0])
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def peak_memory_bytes(self) -> int | None:
+        """The most memory the bot has used so far, while it runs (None: not known).
+
+        The cgroup's peak (the bot and all its processes, what the memory limit
+        counts) where there is one, else the main process's peak resident size.
+        """
+        if self._cgroup is not None:
+            peak = self._cgroup.peak_memory_bytes()
+            if peak is not None:
+                return peak
+        pid = self._bot_pid()
+        if pid is None:
+            return None
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+        return None
+
     def cpu_seconds(self) -> float:
         """CPU time used so far by the bot's main process (what RLIMIT_CPU counts)."""
-        pid = self.process.pid
-        if self._init_pid > 0:  # inside bubblewrap the bot is the sandbox init's child
-            try:
-                children = Path(f"/proc/{self._init_pid}/task/{self._init_pid}/children")
-                pid = int(children.read_text().split()[0])
-            except (OSError, IndexError, ValueError):
-                return 0.0
+        pid = self._bot_pid()
+        if pid is None:
+            return 0.0
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except (OSError, IndexError):

@@ -28,30 +28,45 @@ from arena.sandbox.uids import SandboxError
 
 #: The most a build may add to a bot's folder.
 OUTPUT_BUDGET_BYTES = 256 * MIB
-#: How much of the build's output is kept to explain a failure.
-TAIL_BYTES = 4000
+#: How much of the build's output is kept to explain a failure (a compiler's whole error).
+TAIL_BYTES = 16000
 _NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW
 _DIRECTORY = _NOFOLLOW | os.O_DIRECTORY
 
 
 class BuildError(Exception):
-    """A build that failed, timed out or left something unusable; the message is one line."""
+    """A build that failed, timed out or left something unusable; the message is one line.
+
+    `output` is the tail of what the build wrote (stdout and stderr, as it wrote them):
+    the compiler's error, for a person to read below the one-line message.
+    """
+
+    def __init__(self, message: str, output: str = ""):
+        super().__init__(message)
+        self.output = output
 
 
-def run_build(argv: Sequence[str], folder: Path, limits: Limits, timeout_s: float) -> None:
-    """Run `argv` in a sandbox on a copy of `folder`; copy what it made back. BuildError if not."""
+def run_build(
+    argv: Sequence[str], folder: Path, limits: Limits, timeout_s: float
+) -> list[tuple[str, ...]]:
+    """Run `argv` in a sandbox on a copy of `folder`; copy what it made back. BuildError if not.
+
+    Returns the relative paths of the files the build added to `folder`.
+    """
     scratch = Path(tempfile.mkdtemp(prefix="build-", dir=_staging().base.parent))
     try:
         scratch.chmod(0o711)  # the build's uid passes through to its copy
         work = scratch / "bot"
         shutil.copytree(folder, work, symlinks=True)
         code, said = _run(argv, work, limits, timeout_s)
+        output = said.decode("utf-8", "replace")
         if code is None:
-            raise BuildError(f"build timed out after {timeout_s:g} s")
+            raise BuildError(f"build timed out after {timeout_s:g} s", output)
         if code != 0:
-            lines = said.decode("utf-8", "replace").strip().splitlines()
-            raise BuildError(f"build failed: {lines[-1] if lines else f'exit code {code}'}")
-        _copy_back(work, folder)
+            lines = output.strip().splitlines()
+            last = lines[-1] if lines else f"exit code {code}"
+            raise BuildError(f"build failed: {last}", output)
+        return _copy_back(work, folder)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -97,15 +112,19 @@ def _collect(box: Sandboxed, deadline: float) -> bytes:
     return tail
 
 
-def _copy_back(work: Path, folder: Path) -> None:
-    """Copy the build's new files into `folder` safely; undo them all if one step fails."""
+def _copy_back(work: Path, folder: Path) -> list[tuple[str, ...]]:
+    """Copy the build's new files into `folder` safely; undo them all if one step fails.
+
+    Returns the relative paths of the new files.
+    """
     made: list[tuple[int, str, bool]] = []  # (parent fd, name, is a folder), in creation order
+    added: list[tuple[str, ...]] = []  # the new files' relative paths
     fds: list[int] = []
     try:
         source = os.open(work, _DIRECTORY)
         target = os.open(folder, _DIRECTORY)
         fds += [source, target]
-        _copy_folder(source, target, [OUTPUT_BUDGET_BYTES], made, fds)
+        _copy_folder(source, target, [OUTPUT_BUDGET_BYTES], made, fds, ((), added))
     except BaseException:
         for parent, name, is_folder in reversed(made):
             with contextlib.suppress(OSError):
@@ -114,12 +133,22 @@ def _copy_back(work: Path, folder: Path) -> None:
     finally:
         for fd in fds:
             os.close(fd)
+    return added
 
 
 def _copy_folder(
-    source: int, target: int, budget: list[int], made: list[tuple[int, str, bool]], fds: list[int]
+    source: int,
+    target: int,
+    budget: list[int],
+    made: list[tuple[int, str, bool]],
+    fds: list[int],
+    where: tuple[tuple[str, ...], list[tuple[str, ...]]],
 ) -> None:
-    """Copy new entries of the folder open at `source` into the one open at `target`."""
+    """Copy new entries of the folder open at `source` into the one open at `target`.
+
+    `where` is this folder's relative path and the list of new files' paths to extend.
+    """
+    prefix, added = where
     for entry in os.scandir(source):
         info = entry.stat(follow_symlinks=False)
         if stat.S_ISDIR(info.st_mode):
@@ -135,9 +164,13 @@ def _copy_folder(
             fds.append(inner_target)
             inner_source = os.open(entry.name, _DIRECTORY, dir_fd=source)
             fds.append(inner_source)
-            _copy_folder(inner_source, inner_target, budget, made, fds)
-        elif stat.S_ISREG(info.st_mode):
-            _copy_file(source, target, entry.name, info, budget, made)
+            _copy_folder(
+                inner_source, inner_target, budget, made, fds, ((*prefix, entry.name), added)
+            )
+        elif stat.S_ISREG(info.st_mode) and _copy_file(
+            source, target, entry.name, info, budget, made
+        ):
+            added.append((*prefix, entry.name))
 
 
 def _copy_file(
@@ -147,8 +180,11 @@ def _copy_file(
     info: os.stat_result,
     budget: list[int],
     made: list[tuple[int, str, bool]],
-) -> None:
-    """Copy one new regular file with plain permissions (0755 if executable, else 0644)."""
+) -> bool:
+    """Copy one new regular file with plain permissions (0755 if executable, else 0644).
+
+    False when the folder had a file of that name (it is kept, not replaced).
+    """
     budget[0] -= info.st_size
     if budget[0] < 0:
         raise BuildError(f"build failed: its output exceeds {OUTPUT_BUDGET_BYTES // MIB} MiB")
@@ -158,9 +194,10 @@ def _copy_file(
             name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode, dir_fd=target
         )
     except FileExistsError:
-        return  # the folder had it: a build adds files, it does not replace the bot's own
+        return False  # the folder had it: a build adds files, it does not replace the bot's own
     made.append((target, name, False))
     with os.fdopen(out, "wb") as sink:
         os.fchmod(sink.fileno(), mode)  # exactly this mode, whatever the umask
         with os.fdopen(os.open(name, _NOFOLLOW, dir_fd=source), "rb") as src:
             shutil.copyfileobj(src, sink)
+    return True

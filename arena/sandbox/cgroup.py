@@ -222,6 +222,15 @@ class BotCgroup:
                         return True
         return False
 
+    def peak_memory_bytes(self) -> int | None:
+        """The most memory the cgroup has used so far (None: not known here)."""
+        if self.memory is None:
+            return None
+        for name in ("memory.peak", "memory.max_usage_in_bytes"):  # cgroup v2 (Linux 5.19+), v1
+            with contextlib.suppress(OSError, ValueError):
+                return int((self.memory / name).read_text().strip())
+        return None
+
     def exit_note(self) -> str:
         """The documented end of a bot killed at the memory limit, or ""."""
         if self.oom_killed():

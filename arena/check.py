@@ -1,0 +1,381 @@
+"""`arena bot check`: a compliance run of a bot folder, like an engine check in fastchess.
+
+The folder is read as a submission reads it (`arena.registry.snapshot`), copied,
+built by its own build step in its sandbox, and played as arena plays it: an
+ordinary match (default timeouts and limits, a fresh match id, a random seat)
+against bundled `random` bots, in every game it declares, at every player count
+the game allows. Full matches reach the end-game. Per game the report says whether
+the bot passed and, from what the match runner records anyway:
+
+- the first forfeit: its reason, the exact line the bot printed (for an invalid or
+  illegal answer) and the message it was answering;
+- decision times (the replay's per-decision `ms`): p50, p99 and max against the deadline;
+- start-up time (start of the process to its first `ready`) against its timeout;
+- peak memory (the bot's cgroup, else its main process's peak resident size)
+  against the memory limit;
+- the tail of the bot's stderr.
+
+`arena bot submit` runs the same check on the stored copy with fewer matches
+(`SUBMISSION`): one per game, at its fewest players.
+Nothing here prints: the command renders the report (arena/cli/bot.py).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from arena import botfiles, seeds
+from arena.botfiles import BotFolderError
+from arena.games import all_games, load_game
+from arena.lineup import new_seed
+from arena.manifest import Manifest, find_bot, prepare
+from arena.match import BotRef, MatchResult, MatchSpec, MatchStatus, SeatStatus, run_match
+from arena.players.pool import BotPool
+from arena.players.process import BotProcess
+
+#: The bundled bot in the other seats.
+OPPONENT = "random"
+#: The most of a bot's line or of arena's message kept in a report.
+SHOWN_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Which matches a check plays: `matches` per game and player count."""
+
+    matches: int = 1
+    #: "all": every player count the game allows; "ends": the fewest and the most;
+    #: "fewest": the fewest only.
+    counts: Literal["all", "ends", "fewest"] = "all"
+
+
+#: What `arena bot check` plays by default.
+FULL = Plan()
+#: What `arena bot submit` plays: one match per game at its fewest players (a submission
+#: must stay cheap; `arena bot check` before it plays every player count).
+SUBMISSION = Plan(matches=1, counts="fewest")
+
+
+@dataclass
+class Forfeit:
+    """The first time the bot lost a seat: why, what it printed, what it was answering."""
+
+    match: str
+    players: int
+    seat: int
+    status: str
+    detail: str
+    #: The line the bot printed that broke the protocol ("" for a crash or a timeout).
+    line: str = ""
+    #: The last message arena wrote to the bot: the request it was answering.
+    answering: str = ""
+
+
+@dataclass
+class GameCheck:
+    """One game's result."""
+
+    game: str
+    passed: bool
+    player_counts: list[int]
+    matches: int = 0
+    decisions: int = 0
+    decision_p50_ms: float | None = None
+    decision_p99_ms: float | None = None
+    decision_max_ms: float | None = None
+    deadline_ms: int = 0
+    startup_ms: float | None = None
+    startup_timeout_ms: int = 0
+    peak_memory_bytes: int | None = None
+    memory_limit_bytes: int = 0
+    forfeit: Forfeit | None = None
+    #: A failure of arena itself in a match (void: not the bot's fault, but no pass).
+    platform_error: str = ""
+    stderr_tail: str = ""
+
+
+@dataclass
+class CheckReport:
+    """The whole check: passed only when every game passed."""
+
+    bot: str
+    folder: str
+    seed: int
+    passed: bool = False
+    #: Why the bot could not be checked at all (its build failed, its program is missing).
+    error: str = ""
+    #: What explains `error`: the build's output.
+    error_output: str = ""
+    build_seconds: float | None = None
+    games: list[GameCheck] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The report as plain data (for --json)."""
+        return asdict(self)
+
+
+def _text(data: bytes) -> str:
+    """A line as text for the report, at most SHOWN_CHARS of it."""
+    shown = data[: SHOWN_CHARS * 4].decode("utf-8", "replace").rstrip("\n")
+    return shown if len(shown) <= SHOWN_CHARS else shown[:SHOWN_CHARS] + "..."
+
+
+class _Watch(BotPool):
+    """A pool of fresh processes that notes, for the checked bot's folder, what a match
+    runner does not keep: peak memory, start-up time, the last lines both ways."""
+
+    def __init__(self, folder: Path):
+        super().__init__(reuse=False)
+        self.folder = folder
+        self.peak: int | None = None
+        self.startup: float | None = None
+        self.last_line = b""
+        self.last_sent = b""
+
+    def release(self, bot: BotProcess, healthy: bool) -> None:
+        if bot.folder == self.folder:
+            peak = bot.sandbox.peak_memory_bytes() if bot.sandbox is not None else None
+            if peak is not None:
+                self.peak = max(self.peak or 0, peak)
+            self.startup = bot.startup_seconds
+            self.last_line, self.last_sent = bot.last_line, bot.last_sent
+        super().release(bot, healthy)
+
+
+def _counts(game: str, plan: Plan) -> list[int]:
+    spec = load_game(game).spec
+    if plan.counts == "ends":
+        return sorted({spec.min_players, spec.max_players})
+    if plan.counts == "fewest":
+        return [spec.min_players]
+    return list(range(spec.min_players, spec.max_players + 1))
+
+
+def declared_games(manifest: Manifest) -> list[str]:
+    """The games the bot declares it plays (every game for "*"); GameError for an unknown id."""
+    if "*" in manifest.games:
+        return [g.spec.id for g in all_games()]
+    for game in manifest.games:
+        load_game(game)
+    return list(manifest.games)
+
+
+def _percentile(values: list[float], share: float) -> float:
+    """The nearest-rank percentile of sorted `values`.
+
+    >>> _percentile([float(v) for v in range(1, 101)], 0.99), _percentile([1.0, 2.0, 3.0], 0.5)
+    (99.0, 2.0)
+    """
+    index = max(0, min(len(values) - 1, math.ceil(share * len(values)) - 1))
+    return round(values[index], 3)
+
+
+def match_spec(
+    game: str, players: int, bot: BotRef, other: BotRef, rng: random.Random, secret: bytes | None
+) -> tuple[MatchSpec, int]:
+    """An ordinary match (as `arena play` makes one) with the bot in a random seat."""
+    seat = rng.randrange(players)
+    seats = [other] * players
+    seats[seat] = bot
+    seed = rng.randrange(2**31)
+    match_id = f"{game}-{seed}"
+    keys = None if secret is None else seeds.derive(secret, seed, match_id, players)
+    return MatchSpec(match_id, game, seed, tuple(seats), keys=keys), seat
+
+
+def _record(
+    report: GameCheck, result: MatchResult, spec: MatchSpec, seat: int, watch: _Watch
+) -> None:
+    """Add one match's facts to the game's report."""
+    report.matches += 1
+    mine = result.seats[seat] if result.seats else None
+    if result.status is MatchStatus.PLATFORM_ERROR and not report.platform_error:
+        report.platform_error = result.error
+    if mine is not None:
+        if report.forfeit is None:  # the first failing match's, else the last match's
+            report.stderr_tail = mine.stderr
+        report.decisions += mine.decisions
+        if mine.status is not SeatStatus.OK and report.forfeit is None:
+            protocol_broken = mine.status in (SeatStatus.INVALID, SeatStatus.ILLEGAL)
+            report.forfeit = Forfeit(
+                match=spec.match_id,
+                players=len(spec.seats),
+                seat=seat,
+                status=str(mine.status),
+                detail=mine.detail,
+                line=_text(watch.last_line) if protocol_broken else "",
+                answering=_text(watch.last_sent),
+            )
+            report.stderr_tail = mine.stderr
+    if watch.startup is not None:
+        report.startup_ms = max(report.startup_ms or 0.0, round(watch.startup * 1000, 3))
+    if watch.peak is not None:
+        report.peak_memory_bytes = max(report.peak_memory_bytes or 0, watch.peak)
+
+
+def _times(result: MatchResult, seat: int) -> list[float]:
+    """The bot's own decision times in a match (ms), from its replay's events."""
+    events = (result.replay or {}).get("events", [])
+    return [float(e["ms"]) for e in events if e.get("seat") == seat and "ms" in e and "by" not in e]
+
+
+def check_game(
+    bot: BotRef,
+    other: BotRef,
+    game: str,
+    plan: Plan,
+    rng: random.Random,
+    secret: bytes | None = None,
+) -> GameCheck:
+    """Play the plan's matches of one game and report them."""
+    counts = _counts(game, plan)
+    report = GameCheck(game=game, passed=False, player_counts=counts)
+    times: list[float] = []
+    for players in counts:
+        for _match in range(plan.matches):
+            spec, seat = match_spec(game, players, bot, other, rng, secret)
+            report.deadline_ms = int(spec.decision_timeout * 1000)
+            report.startup_timeout_ms = int(spec.startup_timeout * 1000)
+            report.memory_limit_bytes = spec.limits.memory_bytes
+            watch = _Watch(Path(bot.folder))
+            try:
+                result = run_match(spec, watch)
+            finally:
+                watch.close()
+            _record(report, result, spec, seat, watch)
+            times += _times(result, seat)
+    times.sort()
+    if times:
+        report.decision_p50_ms = _percentile(times, 0.5)
+        report.decision_p99_ms = _percentile(times, 0.99)
+        report.decision_max_ms = round(times[-1], 3)
+    report.passed = report.forfeit is None and not report.platform_error
+    return report
+
+
+def opponent() -> BotRef:
+    """The bundled bot in the other seats."""
+    found = find_bot(OPPONENT)
+    return BotRef(OPPONENT, str(found.folder), tuple(prepare(found)))
+
+
+def check_built(
+    manifest: Manifest,
+    plan: Plan = FULL,
+    seed: int | None = None,
+    secret: bytes | None = None,
+    games: list[str] | None = None,
+) -> CheckReport:
+    """Check a bot folder in place: build it (if not built yet), then play the plan.
+
+    `seed` chooses the seats and the matches' seeds (a fresh one when None); with
+    `secret` (ARENA_SECRET) the same seed plays the same matches, without it every
+    match runs on one-off keys. An unknown game id is a GameError.
+    """
+    seed = new_seed() if seed is None else seed
+    report = CheckReport(bot=manifest.name, folder=str(manifest.folder), seed=seed)
+    chosen = declared_games(manifest) if games is None else games
+    began = time.monotonic()
+    try:
+        argv = tuple(prepare(manifest))
+    except BotFolderError as error:
+        report.error, report.error_output = str(error), error.details
+        return report
+    if manifest.build:
+        report.build_seconds = round(time.monotonic() - began, 3)
+    bot = BotRef(manifest.name, str(manifest.folder), argv)
+    other = opponent()
+    rng = random.Random(seed)
+    report.games = [check_game(bot, other, game, plan, rng, secret) for game in chosen]
+    report.passed = all(g.passed for g in report.games)
+    return report
+
+
+@contextmanager
+def _copy(folder: Path) -> Iterator[Manifest]:
+    """The bot's files (as a submission reads them) in a scratch folder, removed afterwards."""
+    from arena.registry import snapshot  # the registry imports this module
+
+    read = snapshot(folder)
+    scratch = Path(tempfile.mkdtemp(prefix="arena-check-"))
+    copy = scratch / "bot"
+    try:
+        botfiles.write_folder(read.files, copy)
+        yield replace(read.manifest, folder=copy)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)  # the build stamp beside the copy too
+
+
+def check(
+    path: str,
+    plan: Plan = FULL,
+    seed: int | None = None,
+    secret: bytes | None = None,
+    games: list[str] | None = None,
+) -> CheckReport:
+    """Check the bot folder at `path` (or a bundled bot's name) as a submission would run it.
+
+    It is read once and copied; the copy is built and played (the folder itself
+    is never written). BotFolderError for a folder that cannot be read or has a bad
+    manifest; a failing build is in the report.
+    """
+    found = find_bot(path)
+    with _copy(found.folder) as manifest:
+        report = check_built(manifest, plan, seed, secret, games)
+    report.folder = str(found.folder)
+    return report
+
+
+def summary(report: CheckReport) -> str:
+    """Why a check failed, in one line ("" when it passed)."""
+    if report.error:
+        return report.error
+    failed = [g for g in report.games if not g.passed]
+    if not failed:
+        return ""
+    first = failed[0]
+    if first.forfeit is not None:
+        f = first.forfeit
+        why = f"{f.status} in a {f.players}-player match: {f.detail}"
+    else:
+        why = f"platform error: {first.platform_error}"
+    more = f" (and {len(failed) - 1} more game(s))" if len(failed) > 1 else ""
+    return f"{report.bot} failed its check in {first.game}: {why}{more}"
+
+
+def details(report: CheckReport) -> str:
+    """The text that explains a failed check: the offending line, the request, stderr."""
+    if report.error:
+        return report.error_output
+    lines: list[str] = []
+    for game in report.games:
+        if game.passed:
+            continue
+        if game.forfeit is not None and game.forfeit.line:
+            lines += [f"{game.game}: the bot printed:", game.forfeit.line]
+        if game.forfeit is not None and game.forfeit.answering:
+            lines += [f"{game.game}: answering:", game.forfeit.answering]
+        if game.stderr_tail.strip():
+            lines += [f"{game.game}: stderr (last part):", game.stderr_tail.strip("\n")]
+        break
+    return "\n".join(lines)
+
+
+def submission_check(manifest: Manifest) -> None:
+    """The check `arena bot submit` runs on the stored copy; BotFolderError if it fails.
+
+    The error's first line says what failed; its details hold the bot's offending
+    line, the request it was answering and its stderr (or a failed build's output).
+    """
+    report = check_built(manifest, SUBMISSION)
+    if not report.passed:
+        raise BotFolderError(summary(report), details(report))

@@ -1,0 +1,203 @@
+"""Issue 14, items 1 and 2: `arena bot check`, and a compiled bot's build step runs.
+
+`arena bot check` builds a copy of the folder and plays ordinary matches against
+bundled random bots (arena.check); `arena bot submit` runs the same check with
+fewer matches. A build runs whenever a folder has not been built for its code (its
+build stamp, beside the folder), whatever the command is: tests/bots/java_first_legal
+is built by `javac` and run by `java`, a program that exists before any build.
+Every check here plays one game only (a copy of a test bot with `games` narrowed),
+so that the file stays cheap.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from typer.testing import CliRunner
+
+import arena.manifest as manifest_module
+from arena import check, registry
+from arena.cli import app
+from arena.manifest import KEYS, build_stamp, load_manifest, prepare
+from arena.sandbox import Limits
+from arena.store import Store, default_url
+from tests.helpers import TEST_BOTS
+
+ROOT = Path(__file__).resolve().parent.parent
+JAVA = TEST_BOTS / "java_first_legal"
+runner = CliRunner()
+
+
+def arena(home: Path, *args: str) -> Result:
+    return runner.invoke(app, ["--home", str(home), *args])
+
+
+def copy_of(name: str, target: Path, games: str = "take-that") -> Path:
+    """tests/bots/<name> in `target`, declaring only `games`."""
+    shutil.copytree(TEST_BOTS / name, target)
+    toml = target / "bot.toml"
+    kept = [line for line in toml.read_text().splitlines() if not line.startswith("games")]
+    toml.write_text("\n".join([f'games = ["{games}"]', *kept]) + "\n")
+    return target
+
+
+def fail_build(*_args: object) -> list[tuple[str, ...]]:
+    raise AssertionError("built again")
+
+
+# ----- item 2: compiled languages ---------------------------------------------------
+def test_a_java_bot_is_built_checked_and_not_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "bots" / "java"
+    shutil.copytree(JAVA, folder)
+    sha = registry.snapshot(folder).sha256
+    report = check.check_built(load_manifest(folder), check.Plan(counts="ends"), seed=7)
+    assert report.passed, check.details(report)
+    assert report.build_seconds is not None and (folder / "Bot.class").is_file()
+    assert json.loads(build_stamp(folder).read_text())["outputs"] == [["Bot.class"]]
+    assert registry.snapshot(folder).sha256 == sha  # what the build made is not the bot's code
+    (game,) = report.games
+    assert (game.game, game.player_counts, game.matches) == ("take-that", [2, 4], 2)
+    assert game.decisions > 0 and game.forfeit is None and game.deadline_ms == 1000
+    assert game.decision_p50_ms is not None and game.decision_max_ms is not None
+    assert 0 <= game.decision_p50_ms <= game.decision_max_ms < game.deadline_ms
+    assert game.startup_ms is not None and 0 < game.startup_ms < game.startup_timeout_ms
+    assert game.peak_memory_bytes is not None and game.peak_memory_bytes > 2**20
+    assert game.memory_limit_bytes == Limits().memory_bytes
+    # Built once: the stamp says so, though `java` existed all along.
+    monkeypatch.setattr(manifest_module, "run_build", fail_build)
+    assert prepare(load_manifest(folder))[-1] == "Bot"
+    # Changed code is built again, after what the last build made is removed.
+    built: list[bool] = []
+    monkeypatch.setattr(
+        manifest_module,
+        "run_build",
+        lambda *_a: built.append((folder / "Bot.class").exists()) or [],
+    )
+    (folder / "Bot.java").write_text((folder / "Bot.java").read_text() + "// changed\n")
+    prepare(load_manifest(folder))
+    assert built == [False]
+
+
+def test_a_submitted_java_bot_is_stored_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    store = Store(default_url(home))
+    try:
+        version, created = registry.submit(store, home, str(JAVA))
+        stored = Path(version.folder)
+        assert created and stored == home / "bots" / version.sha256
+        assert (stored / "Bot.class").is_file() and build_stamp(stored).is_file()
+        assert sorted(p.name for p in (home / "bots").iterdir()) == sorted(
+            [stored.name, build_stamp(stored).name]
+        )
+        # The archive shipped to workers holds the code, not the build's output.
+        shipped = sorted(p.name for p in registry._files(load_manifest(stored)))
+        assert shipped == ["Bot.java", "bot.toml"]
+        monkeypatch.setattr(manifest_module, "run_build", fail_build)
+        assert registry.bot_ref(version, "java_first_legal").argv[-1] == "Bot"
+    finally:
+        store.close()
+    assert not (JAVA / "Bot.class").exists()  # the folder itself is never built
+
+
+def test_what_a_build_adds_is_not_read_as_the_bots_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build's output may pass a submission's limits (a 17 MB binary): it is never read."""
+    folder = copy_of("polite", tmp_path / "big")
+    make = ["sh", "-c", "mkdir out && head -c 17000000 /dev/zero > out/model.bin"]
+    with (folder / "bot.toml").open("a") as toml:
+        toml.write(f"build = {json.dumps(make)}\n")
+    sha = registry.snapshot(folder).sha256
+    prepare(load_manifest(folder))
+    assert (folder / "out" / "model.bin").stat().st_size == 17_000_000
+    monkeypatch.setattr(manifest_module, "run_build", fail_build)
+    prepare(load_manifest(folder))
+    assert registry.snapshot(folder).sha256 == sha
+
+
+# ----- item 1: arena bot check ------------------------------------------------------
+def test_a_passing_bot_exits_0_with_a_json_report(tmp_path: Path) -> None:
+    folder = copy_of("polite", tmp_path / "polite")
+    result = arena(tmp_path / "home", "bot", "check", str(folder), "--json", "--seed", "3")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["passed"] and report["seed"] == 3 and report["error"] == ""
+    (game,) = report["games"]
+    assert game["passed"] and game["player_counts"] == [2, 3, 4] and game["matches"] == 3
+    assert game["forfeit"] is None and game["decisions"] > 0
+    for key in ("decision_p50_ms", "decision_p99_ms", "decision_max_ms", "startup_ms"):
+        assert 0 <= game[key] < 10_000, key
+    assert not (tmp_path / "home").exists()  # a check stores nothing
+
+
+def test_a_protocol_error_shows_the_line_and_the_request(tmp_path: Path) -> None:
+    folder = copy_of("invalid_json", tmp_path / "bad")
+    result = arena(tmp_path / "home", "bot", "check", str(folder), "--json")
+    assert result.exit_code == 1, result.output
+    (game,) = json.loads(result.stdout)["games"]
+    forfeit = game["forfeit"]
+    assert not game["passed"] and forfeit["status"] == "invalid"
+    assert forfeit["line"] == "{this is not json"
+    assert forfeit["answering"].startswith('{"type":"decide","id":1,')
+    shown = arena(tmp_path / "home", "bot", "check", str(folder))
+    assert shown.exit_code == 1
+    assert "the bot printed:\n{this is not json\n" in shown.stdout
+    assert 'answering arena\'s message:\n{"type":"decide"' in shown.stdout
+    assert shown.stdout.rstrip().endswith("FAILED")
+
+
+def test_what_the_bot_printed_is_shown_escaped(tmp_path: Path) -> None:
+    folder = copy_of("terminal_injection", tmp_path / "evil")
+    result = arena(tmp_path / "home", "bot", "check", str(folder))
+    assert result.exit_code == 1
+    output = result.stdout + result.stderr
+    assert "\x1b" not in output and "\u202e" not in output and "\r" not in output
+    assert "\\x1b[2J" in output and "mark[/]up [bold red]" in output
+
+
+def test_a_failed_build_shows_all_its_output(tmp_path: Path) -> None:
+    """`build failed: 1 error` alone hides the compiler's message: the rest follows it."""
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    script = (
+        "echo 'Bot.java:3: error: ; expected' >&2; printf 'evil\\033[2J\\n' >&2; "
+        "echo '1 error' >&2; exit 1"
+    )
+    build = json.dumps(["sh", "-c", script])  # JSON strings are TOML strings
+    (folder / "bot.toml").write_text(
+        f'name = "broken"\ncommand = ["java", "Bot"]\nbuild = {build}\n'
+    )
+    checked = arena(tmp_path / "home", "bot", "check", str(folder))
+    assert checked.exit_code == 1
+    submitted = arena(tmp_path / "home", "bot", "submit", str(folder))
+    assert submitted.exit_code == 2 and "Traceback" not in submitted.output
+    for result in (checked, submitted):
+        lines = result.stderr.splitlines()
+        assert lines[0] == "error: broken: build failed: 1 error", result.stderr
+        assert lines[1:] == ["Bot.java:3: error: ; expected", "evil\\x1b[2J", "1 error"]
+
+
+def test_an_unknown_key_is_a_one_line_error(tmp_path: Path) -> None:
+    folder = copy_of("polite", tmp_path / "typo")
+    (folder / "bot.toml").write_text((folder / "bot.toml").read_text() + 'biuld = ["make"]\n')
+    result = arena(tmp_path / "home", "bot", "check", str(folder))
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "unknown key 'biuld'" in result.stderr
+
+
+def test_protocol_md_documents_every_bot_toml_key_and_the_check() -> None:
+    protocol = (ROOT / "protocol" / "PROTOCOL.md").read_text()
+    section = protocol.split("## The bot folder", 1)[1].split("\n## ", 1)[0]
+    for key in KEYS:
+        assert re.search(rf"^\| `{key}`", section, re.MULTILINE), key
+    assert "arena bot check" in section
+    assert "arena bot check" in (ROOT / "README.md").read_text()
