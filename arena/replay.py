@@ -40,10 +40,19 @@ def write(path: str | Path, replay: dict[str, Any]) -> None:
 def load(path: str | Path) -> dict[str, Any]:
     """Read a replay file; ReplayError with a one-line reason when it is not one."""
     try:
-        data = orjson.loads(Path(path).read_bytes())
+        raw = Path(path).read_bytes()
     except FileNotFoundError:
         raise ReplayError(f"no replay file {path}") from None
-    except (OSError, orjson.JSONDecodeError) as error:
+    except OSError as error:
+        raise ReplayError(f"{path} is not a JSON replay ({error})") from None
+    return parse(raw, path)
+
+
+def parse(raw: bytes, path: str | Path) -> dict[str, Any]:
+    """Check a replay given as JSON bytes (`path` names it in errors), like `load`."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
         raise ReplayError(f"{path} is not a JSON replay ({error})") from None
     if not isinstance(data, dict) or data.get("format") != REPLAY_FORMAT:
         raise ReplayError(f"{path} is not an arena replay")

@@ -1,9 +1,9 @@
 """Replay files are untrusted input: any malformed file is a one-line error, never a traceback.
 
 Every value of a real replay of each game is replaced in turn by values of other
-types and shapes, or removed; `replay verify` and `replay show` must then either
-accept the file (the change did not matter) or refuse it with exit code 2 and one
-`error:` line.
+types and shapes, or removed; `replay verify`, `replay show` and `replay html` must
+then either accept the file (the change did not matter) or refuse it with exit code 2
+and one `error:` line.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena import replay as replays
+from arena import viewer
 from arena.cli import app
 from arena.cli.errors import EXPECTED
 from arena.match import run_match
@@ -25,6 +26,12 @@ from tests.test_match import spec
 
 runner = CliRunner()
 ODD_VALUES: list[Any] = [None, -1, 10**30, 1.5, "x", [], {}, [[[]]], {"seat": 99}]
+#: The options each `replay` command takes besides the file.
+OUTPUT = {
+    "verify": lambda _folder: [],
+    "show": lambda _folder: [],
+    "html": lambda folder: ["-o", str(folder / "replay.html")],
+}
 
 
 def mutations(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
@@ -71,7 +78,7 @@ def test_every_malformed_replay_is_refused_with_a_replay_error(
     cases = list(mutations(real_replay))
     assert len(cases) > 300
     refused = 0
-    for path, new in cases:
+    for index, (path, new) in enumerate(cases):
         file.write_text(json.dumps(mutated(real_replay, path, new)))
         try:
             data = replays.load(file)
@@ -79,6 +86,12 @@ def test_every_malformed_replay_is_refused_with_a_replay_error(
             list(replays.lines(data))
         except EXPECTED as error:
             refused += 1
+            assert "\n" not in str(error), (path, new)
+        if index % 4:  # the HTML viewer walks the same files (a quarter of them: it is slower)
+            continue
+        try:
+            viewer.page_data(replays.load(file))  # the same one-line errors, nothing else
+        except EXPECTED as error:
             assert "\n" not in str(error), (path, new)
     assert refused > len(cases) // 2  # most changes are caught
 
@@ -99,8 +112,8 @@ def test_malformed_replays_through_the_cli_are_one_line(
 ) -> None:
     file = tmp_path / "replay.json"
     file.write_text(json.dumps(mutated(real_replay, path, new)))
-    for command in ("verify", "show"):
-        result = runner.invoke(app, ["replay", command, str(file)])
+    for command in ("verify", "show", "html"):
+        result = runner.invoke(app, ["replay", command, str(file), *OUTPUT[command](tmp_path)])
         assert result.exit_code == 2, result.output
         assert result.output.startswith("error:")
         assert len(result.output.strip().splitlines()) == 1
@@ -110,8 +123,8 @@ def test_malformed_replays_through_the_cli_are_one_line(
 def test_files_that_are_not_replays_at_all(tmp_path: Path, text: str) -> None:
     file = tmp_path / "replay.json"
     file.write_text(text)
-    for command in ("verify", "show"):
-        result = runner.invoke(app, ["replay", command, str(file)])
+    for command in ("verify", "show", "html"):
+        result = runner.invoke(app, ["replay", command, str(file), *OUTPUT[command](tmp_path)])
         assert result.exit_code == 2, result.output
         assert result.output.startswith("error:")
 

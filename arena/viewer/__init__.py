@@ -1,0 +1,235 @@
+"""The HTML replay viewer: one self-contained page that replays a match as a table.
+
+`build(replay)` walks a replay through the referee (arena.replay.walk) and records,
+after every event, what each seat observes (`Game.observe`: exactly what arena sends
+a seat when it is asked to decide) and what no seat sees (`Game.hidden` places
+common to all seats: the draw pile, face-down cards), the scores and the decision's
+text. The page embeds that as JSON and draws it with the scripts of this package:
+`viewer.js` (controls, seats, scores, event list) and one layout per game
+(`take_that.js`, `leylo.js`, `twirkle.js`, `krumme10.js`), styled by `viewer.css`.
+
+A replay is untrusted (bot names, forfeit details): the JSON is embedded in a
+`<script type="application/json">` with every `<`, `>` and `&` written as a JSON
+escape, so no value can end the script element, and the scripts show every value
+through `textContent`, never as HTML.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from arena.errors import ReplayError
+from arena.games import Game, GameError, load_game
+
+if TYPE_CHECKING:  # the store is only passed in: building a page needs no database code
+    from arena.store import Store
+
+#: The page's scripts, in order: the card helpers and layouts register themselves
+#: in `LAYOUTS`, then viewer.js starts the page.
+SCRIPTS = ("cards.js", "take_that.js", "leylo.js", "twirkle.js", "krumme10.js", "viewer.js")
+STYLE = "viewer.css"
+#: Every game the viewer has a layout for, with what its running score is.
+GAMES = {
+    "take-that": "rounds done",
+    "leylo": "total",
+    "twirkle": "score",
+    "krumme10": "points",
+}
+
+
+def asset(name: str) -> str:
+    """One of this package's files (a script or the style sheet), as text."""
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def embed_json(value: Any) -> str:
+    """JSON that is safe inside a `<script>` element: `<`, `>`, `&` as `\\u` escapes.
+
+    In JSON these characters only occur inside strings, where the escapes mean the
+    same characters; U+2028 and U+2029 are escaped too (orjson writes them raw).
+    """
+    text = orjson.dumps(value).decode()
+    for char in "<>&\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+def _public_scores(game_id: str, view: dict[str, Any], players: int) -> list[float]:
+    """The running scores everybody sees, from one observation."""
+    if game_id == "take-that":
+        return [sum(r[s] for r in view["round_scores"]) for s in range(players)]
+    if game_id == "leylo":
+        return list(view["totals"])
+    return list(view["scores"])  # twirkle, krumme10
+
+
+def _secret(game: Game) -> dict[str, Any]:
+    """The places no seat sees (the draw pile, face-down cards), by place name."""
+    per_seat = [game.hidden(seat) for seat in range(game.players)]
+    common = set(per_seat[0]).intersection(*per_seat[1:])
+    return {place: per_seat[0][place] for place in sorted(common)}
+
+
+def _delta(previous: dict[str, Any] | None, current: dict[str, Any]) -> dict[str, Any]:
+    """The top-level keys of `current` that differ from `previous` (all of them at first).
+
+    A key of `previous` that `current` lacks is given as null: a secret place (a list)
+    that is no longer hidden. Observations always have the same keys.
+    """
+    if previous is None:
+        return current
+    changed = {key: value for key, value in current.items() if previous.get(key) != value}
+    changed.update({key: None for key in previous if key not in current})
+    return changed
+
+
+def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
+    """One frame per replay event: the event and the table right after it.
+
+    A frame holds `kind` (chance, decision, forfeit), `seat`, `text`, `scores`,
+    `to_move`, `forfeited` (the seats forfeited so far), `views` (each seat's
+    observation) and `secret` (what no seat sees), the last two as changed top-level
+    keys only: seat 0's view and the secret against the frame before (the first frame
+    holds them whole), every other seat's view against seat 0's of the same frame.
+    viewer.js rebuilds the full views.
+    """
+    from arena import replay as replays
+
+    names = {seat["seat"]: seat["bot"] for seat in replay["seats"]}
+    result: list[dict[str, Any]] = []
+    view0: dict[str, Any] | None = None
+    secret: dict[str, Any] | None = None
+    applied = 0
+    forfeited: list[int] = []
+    try:
+        for event, game in replays.walk(replay):
+            frame: dict[str, Any] = {}
+            if "chance" in event:
+                frame.update(kind="chance", seat=None, text=f"chance: {event['chance']}")
+            elif "forfeit" in event:
+                seat = event["forfeit"]
+                detail = f" ({event['detail']})" if event.get("detail") else ""
+                text = f"seat {seat} ({names.get(seat)}) forfeited: {event['reason']}{detail}"
+                frame.update(kind="forfeit", seat=seat, text=text)
+                forfeited = sorted({*forfeited, seat})
+            else:
+                seat = event["seat"]
+                frame.update(
+                    kind="decision",
+                    seat=seat,
+                    text=replays._referee(game.describe, seat, event["decision"]),
+                    decision=event["decision"],
+                    ms=event.get("ms", 0),
+                    fallback=event.get("by") == "fallback",
+                    # a simultaneous decision waits for the other seats asked with it
+                    pending=len(game.history) == applied,
+                )
+                applied = len(game.history)
+            now = [replays._referee(game.observe, seat) for seat in range(game.players)]
+            hidden = replays._referee(_secret, game)
+            over = replays._referee(game.is_over)
+            frame["to_move"] = replays._referee(game.to_move)
+            frame["forfeited"] = forfeited
+            frame["over"] = over
+            frame["scores"] = (
+                list(replays._referee(game.outcome).scores)
+                if over
+                else _public_scores(replay["game"], now[0], game.players)
+            )
+            # seat 0's view against its view before, every other seat's against seat 0's
+            frame["views"] = [_delta(view0, now[0])] + [_delta(now[0], v) for v in now[1:]]
+            frame["secret"] = _delta(secret, hidden)
+            view0, secret = now[0], hidden
+            result.append(frame)
+    except GameError as error:
+        raise ReplayError(f"the referee rejects the replay: {error}") from None
+    return result
+
+
+def page_data(replay: dict[str, Any]) -> dict[str, Any]:
+    """Everything the page shows, as one JSON value."""
+    if replay["game"] not in GAMES:
+        raise ReplayError(f"the viewer has no table for game {replay['game']!r}")
+    spec = load_game(replay["game"]).spec
+    meta = {
+        key: replay.get(key)
+        for key in ("match", "game", "game_version", "variant", "seed", "players", "outcome")
+    }
+    meta["title"] = spec.title
+    meta["higher_score_wins"] = spec.higher_score_wins
+    meta["score_label"] = GAMES[replay["game"]]
+    meta["seats"] = [{"seat": s["seat"], "bot": s["bot"]} for s in replay["seats"]]
+    return {"meta": meta, "frames": frames(replay)}
+
+
+def build(replay: dict[str, Any]) -> str:
+    """The whole page for one replay (loaded and checked by arena.replay.load/parse)."""
+    data = page_data(replay)
+    title = html.escape(f"{data['meta']['title']} replay {replay.get('match', '')}", quote=True)
+    scripts = []
+    for name in SCRIPTS:
+        code = asset(name)
+        if "</script" in code.lower():  # our own files; checked so the page cannot break
+            raise RuntimeError(f"{name} contains </script")
+        scripts.append(f"<script>\n// {name}\n{code}\n</script>")
+    return "\n".join(
+        [
+            "<!DOCTYPE html>",
+            '<html lang="en">',
+            "<head>",
+            '<meta charset="utf-8">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            # nothing may be fetched: the page is the whole replay
+            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+            "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
+            f"<title>{title}</title>",
+            f"<style>\n{asset(STYLE)}\n</style>",
+            "</head>",
+            "<body>",
+            '<div id="app"></div>',
+            f'<script type="application/json" id="replay-data">{embed_json(data)}</script>',
+            *scripts,
+            "</body>",
+            "</html>",
+            "",
+        ]
+    )
+
+
+def stored_replay(store: Store, match: str) -> dict[str, Any]:
+    """The replay of a stored match, checked like a replay file.
+
+    `match` is the match's database id (`17`) or its label (`t3-m17`: tournament 3,
+    match 17 of its schedule, as replays and logs name it).
+    """
+    from sqlmodel import select
+
+    from arena import replay as replays
+    from arena.models import Match
+
+    label = re.fullmatch(r"(?:t(\d+)-m)?(\d+)", match.strip().lower())
+    if label is None:
+        raise ReplayError(f"--match takes a match id (17) or label (t3-m17), not {match!r}")
+    numbers = [int(part) for part in label.groups() if part is not None]
+    if max(numbers) >= 2**63:  # no database holds it (and SQLite could not even look)
+        raise ReplayError(f"no match {match} in the database")
+    with store.read() as session:
+        if len(numbers) == 1:
+            found = session.get(Match, numbers[0])
+        else:
+            tournament, number = numbers
+            query = select(Match).where(Match.tournament_id == tournament, Match.number == number)
+            found = session.exec(query).first()
+        if found is None:
+            raise ReplayError(f"no match {match} in the database")
+        match_id, recorded, status = found.id or 0, found.recorded, found.status
+    text = store.replay(match_id)
+    if text is None:
+        why = f"status {status}" if recorded else "it is not played yet"
+        raise ReplayError(f"match {match} has no stored replay ({why})")
+    return replays.parse(text.encode(), f"match {match}")

@@ -1,0 +1,67 @@
+"use strict";
+/* Krumme10: the display (sum against the target), the cards to take, every seat's
+   cards (top sides are public; down sides only once seen, or in the all-seeing view,
+   marked), the piles, the points piles and the team scores. */
+ArenaViewer.LAYOUTS["krumme10"] = function (ctx) {
+  const V = ArenaViewer, el = V.el, add = V.add;
+  const view = ctx.view;
+  /* `place` names the card for the secret lookup of its down side ("hand:1:0"). */
+  function card(c, place, extra) {
+    const node = V.card(null, "k10 k10-" + c.top + (c.pink === "top" ? " pink" : "") + " " + (extra || ""), c.top);
+    add(node, el("span", "num", c.top));
+    let down = c.down === null ? null : String(c.down) + (c.pink === "down" ? "p" : "");
+    let secretDown = false;
+    if (down === null && place) {
+      const hidden = V.secretOf(ctx, place + ":down");
+      if (hidden) { down = String(hidden[0]); secretDown = true; }
+    }
+    const back = el("span", "down" + (secretDown ? " secret" : ""), down === null ? "?" : "↓" + down);
+    add(node, back);
+    if (c.pink === "top") add(node, el("span", "tag", "pink"));
+    return node;
+  }
+  const root = el("div", "layout krumme10");
+  const teamNames = "ABC";
+  add(root, V.facts([["phase", view.phase], ["turn", "seat " + view.turn], ["target", view.target],
+                     ["draw pile", view.draw_pile], ["reshuffled", view.variant.long ? (view.reshuffled ? "yes" : "no") : undefined],
+                     ["drawing", view.drawing ? undefined : "no (showdown)"],
+                     ["scoring", view.score_highest === null ? undefined : view.score_highest ? "highest" : "lowest"],
+                     ["teams", view.team_scores ? view.team_scores.map((t, i) => teamNames[i] + " " + V.fmt(t)).join(" · ") : undefined]]));
+  const centre = el("div", "centre");
+  const display = view.display.map((d, i) => {
+    const node = card(d.card, "display:" + i, d.flipped ? "flipped" : "");
+    add(node, el("span", "by", "s" + d.by + (d.stolen_from !== null ? " ← s" + d.stolen_from : "")));
+    return node;
+  });
+  const sum = el("div", "sum" + (view.sum === view.target ? " hit" : view.sum > view.target ? " over" : ""), view.sum + " / " + view.target);
+  const displayBox = V.pile("display", display, "display");
+  displayBox.append(sum);
+  centre.append(displayBox);
+  if (view.to_take.length) centre.append(V.pile("to take", view.to_take.map((c, i) => card(c, "to_take:" + i))));
+  const pile = view.draw_pile ? [V.back(view.draw_pile)] : [];
+  const secretPile = V.secretOf(ctx, "draw_pile");
+  if (secretPile && secretPile.length >= 2) {
+    /* the pile's sides as (top, down) pairs, the top card last; "4p" is a pink 4 */
+    const [top, down] = secretPile.slice(-2);
+    const next = card({top: top === "4p" ? 4 : top, down: null, pink: top === "4p" ? "top" : null}, null, "secret");
+    next.querySelector(".down").textContent = "↓" + down;
+    pile.push(next);
+  }
+  centre.append(V.pile("draw pile (" + view.draw_pile + ")" + (secretPile && secretPile.length ? ", next card" : ""), pile));
+  const discard = view.discard.length ? [card(view.discard[view.discard.length - 1], "discard:" + (view.discard.length - 1))] : [];
+  centre.append(V.pile("discard (" + view.discard.length + ")", discard));
+  root.append(centre);
+
+  const seats = el("div", "seats");
+  for (let s = 0; s < view.players; s++) {
+    const team = view.teams ? "team " + teamNames[view.teams[s]] + " · " : "";
+    const panel = V.seatPanel(ctx, s, team + view.scores[s] + " points");
+    const hand = V.pile("cards", view.hands[s].map((c, i) => card(c, "hand:" + s + ":" + i)), "hand");
+    hand.dataset.seat = String(s);
+    panel.append(hand);
+    panel.append(V.pile("points pile", view.points[s].map((c, i) => card(c, "points:" + s + ":" + i, "small"))));
+    seats.append(panel);
+  }
+  root.append(seats);
+  return root;
+};

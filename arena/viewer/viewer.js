@@ -1,0 +1,212 @@
+"use strict";
+/* The replay viewer's page: reads the embedded replay data, rebuilds every frame's
+   views, and draws the current frame with the game's layout. Controls: buttons,
+   the arrow keys (Home/End for the ends), a slider over the whole match, and a
+   switch between the all-seeing view and one seat's own view. */
+(function () {
+  const V = ArenaViewer;
+  const el = V.el, add = V.add;
+  const DATA = JSON.parse(document.getElementById("replay-data").textContent);
+  const META = DATA.meta;
+  const layout = V.LAYOUTS[META.game];
+
+  /* Frames carry changed keys only (see arena/viewer/__init__.py): rebuild them. */
+  const FRAMES = [];
+  let view0 = {}, secret = {};
+  for (const raw of DATA.frames) {
+    view0 = Object.assign({}, view0, raw.views[0]);
+    const views = [view0];
+    for (let s = 1; s < raw.views.length; s++) views.push(Object.assign({}, view0, raw.views[s]));
+    secret = Object.assign({}, secret, raw.secret);
+    for (const [place, cards] of Object.entries(raw.secret)) if (cards === null) delete secret[place];
+    FRAMES.push(Object.assign({}, raw, {views: views, secret: secret}));
+  }
+  const state = {index: 0, seat: null};
+
+  function fmt(value) {
+    if (typeof value !== "number") return String(value);
+    return Number.isInteger(value) ? String(value) : value.toFixed(2);
+  }
+  V.fmt = fmt;
+
+  /* ----- the page's frame (built once) ----- */
+  const app = document.getElementById("app");
+  const header = el("header");
+  const variant = Object.entries(META.variant || {}).map(([k, v]) => k + "=" + v).join(" ");
+  add(header, el("h1", null, META.title + " — " + (META.match || "replay")),
+      el("div", "meta", "rules v" + META.game_version + " · " + META.players + " players · seed " +
+         META.seed + (variant ? " · " + variant : "") +
+         (META.higher_score_wins ? " · highest total wins" : " · lowest total wins")));
+  const controls = el("nav", "controls");
+  const buttons = {};
+  for (const [name, label, title] of [["first", "|◀", "first event (Home)"], ["back", "◀", "back (←)"],
+                                       ["play", "▶▶", "play / pause (space)"], ["next", "▶", "forward (→)"],
+                                       ["last", "▶|", "last event (End)"]]) {
+    buttons[name] = el("button", "btn", label);
+    buttons[name].id = "btn-" + name;
+    buttons[name].title = title;
+    controls.append(buttons[name]);
+  }
+  const slider = el("input");
+  slider.type = "range"; slider.id = "slider"; slider.min = "0"; slider.max = String(FRAMES.length - 1);
+  slider.value = "0";
+  const counter = el("span", "counter");
+  counter.id = "counter";
+  const viewSelect = el("select");
+  viewSelect.id = "view";
+  add(viewSelect, Object.assign(el("option", null, "all-seeing view"), {value: "all"}));
+  for (const s of META.seats) {
+    add(viewSelect, Object.assign(el("option", null, "seat " + s.seat + "'s view (" + s.bot + ")"), {value: String(s.seat)}));
+  }
+  add(controls, slider, counter, viewSelect);
+
+  const decision = el("div", "decision");
+  decision.id = "decision";
+  const scores = el("table", "scores");
+  scores.id = "scores";
+  const viewNote = el("div", "view-note");
+  viewNote.id = "view-note";
+  const table = el("main", "table game-" + META.game);
+  table.id = "table";
+  const log = el("ol", "log");
+  log.id = "log";
+  const side = el("aside", "side");
+  add(side, el("h2", null, "Scores"), scores, el("h2", null, "Events"), log);
+  const body = el("div", "body");
+  const left = el("div", "left");
+  add(left, decision, viewNote, table);
+  add(body, left, side);
+  add(app, header, controls, body);
+
+  /* What a view tells of an event: in a seat's own view another seat's decision is
+     only that it decided (a bot is told its observations, not the others' choices). */
+  function eventText(frame, seat) {
+    if (seat !== null && frame.kind === "decision" && frame.seat !== seat) {
+      return "seat " + frame.seat + " decides";
+    }
+    return frame.text + (frame.fallback ? " [fallback]" : "");
+  }
+
+  /* The event list: built once, its texts redone on a change of view, the current line marked. */
+  const logItems = FRAMES.map((frame, i) => {
+    const item = el("li", "ev-" + frame.kind, eventText(frame, null));
+    item.value = i + 1;
+    item.addEventListener("click", () => go(i));
+    log.append(item);
+    return item;
+  });
+  let logSeat = null;
+  function relabelLog() {
+    if (logSeat === state.seat) return;
+    logSeat = state.seat;
+    FRAMES.forEach((frame, i) => { logItems[i].textContent = eventText(frame, state.seat); });
+  }
+
+  function renderScores(frame) {
+    scores.replaceChildren();
+    const head = el("tr");
+    add(head, el("th", null, "seat"), el("th", null, "bot"), el("th", null, frame.over ? "final" : META.score_label));
+    if (frame.over) add(head, el("th", null, "rank"), el("th", null, "status"));
+    scores.append(head);
+    for (const s of META.seats) {
+      const row = el("tr");
+      row.dataset.seat = String(s.seat);
+      if (frame.to_move.includes(s.seat)) row.classList.add("to-move");
+      const cell = el("td", "score", fmt(frame.scores[s.seat]));
+      const bot = el("td", "bot", s.bot);
+      if (frame.forfeited.includes(s.seat)) {
+        row.classList.add("forfeited");
+        add(bot, " ", el("span", "forfeit-tag", "forfeited"));
+      }
+      add(row, el("td", null, s.seat), bot, cell);
+      if (frame.over) {
+        add(row, el("td", null, META.outcome.ranks[s.seat]), el("td", null, META.outcome.status[s.seat]));
+      }
+      scores.append(row);
+    }
+  }
+
+  function render() {
+    const frame = FRAMES[state.index];
+    slider.value = String(state.index);
+    counter.textContent = "event " + (state.index + 1) + " / " + FRAMES.length;
+    decision.replaceChildren();
+    const who = frame.seat === null ? "" : (META.seats[frame.seat] || {}).bot;
+    const hidden = state.seat !== null && frame.kind === "decision" && frame.seat !== state.seat;
+    const said = hidden ? eventText(frame, state.seat) : frame.text;  /* fallback: tagged below */
+    add(decision, el("span", "kind", frame.kind), " ", el("span", "text", said));
+    decision.className = "decision ev-" + frame.kind;
+    if (frame.kind === "decision" && !hidden) {
+      add(decision, " ", el("span", "by", "<" + who + ", " + fmt(frame.ms || 0) + " ms>"));
+      if (frame.fallback) add(decision, " ", el("span", "fallback", "fallback"));
+      if (frame.pending) add(decision, " ", el("span", "pending", "(applies once every seat asked with it has decided)"));
+    }
+    const next = frame.over ? "the match is over" : "to move: seat " + frame.to_move.join(", ");
+    add(decision, el("div", "next", next));
+    renderScores(frame);
+    const seat = state.seat;
+    /* A seat's view gets its own observation and nothing else: no other views, no secret. */
+    const ctx = seat === null
+      ? {meta: META, frame: frame, seat: null, all: true, view: frame.views[0], views: frame.views, secret: frame.secret}
+      : {meta: META, frame: frame, seat: seat, all: false, view: frame.views[seat], views: null, secret: null};
+    viewNote.textContent = seat === null
+      ? "All-seeing view: every hand and every face-down card (marked) is shown."
+      : "Seat " + seat + "'s view: exactly its observation at this point, what arena sends it when it is asked to decide.";
+    table.replaceChildren(layout ? layout(ctx) : el("p", null, "no layout for " + META.game));
+    relabelLog();
+    for (const item of log.querySelectorAll(".current")) item.classList.remove("current");
+    logItems[state.index].classList.add("current");
+    if (!api.batch) logItems[state.index].scrollIntoView({block: "nearest"});
+  }
+
+  let timer = null;
+  function go(index) {
+    state.index = Math.max(0, Math.min(FRAMES.length - 1, index));
+    render();
+  }
+  function play() {
+    if (timer !== null) { clearInterval(timer); timer = null; buttons.play.textContent = "▶▶"; return; }
+    buttons.play.textContent = "||";
+    timer = setInterval(() => {
+      if (state.index >= FRAMES.length - 1) { play(); return; }
+      go(state.index + 1);
+    }, 400);
+  }
+  buttons.first.addEventListener("click", () => go(0));
+  buttons.back.addEventListener("click", () => go(state.index - 1));
+  buttons.next.addEventListener("click", () => go(state.index + 1));
+  buttons.last.addEventListener("click", () => go(FRAMES.length - 1));
+  buttons.play.addEventListener("click", play);
+  slider.addEventListener("input", () => go(Number(slider.value)));
+  viewSelect.addEventListener("change", () => {
+    state.seat = viewSelect.value === "all" ? null : Number(viewSelect.value);
+    render();
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.target === viewSelect) return;
+    const moves = {ArrowRight: 1, ArrowLeft: -1, PageDown: 10, PageUp: -10};
+    if (event.key in moves) go(state.index + moves[event.key]);
+    else if (event.key === "Home") go(0);
+    else if (event.key === "End") go(FRAMES.length - 1);
+    else if (event.key === " ") play();
+    else return;
+    event.preventDefault();
+  });
+
+  /* For scripts and tests: go to an event, pick a view, read the state. */
+  const api = {
+    batch: false,
+    count: FRAMES.length,
+    frames: FRAMES,
+    meta: META,
+    go: go,
+    setSeat(seat) {
+      state.seat = seat;
+      viewSelect.value = seat === null ? "all" : String(seat);
+      render();
+    },
+    state() { return {index: state.index, seat: state.seat}; },
+  };
+  window.arenaViewer = api;
+  render();
+})();

@@ -1,0 +1,443 @@
+"""`arena replay html`: the self-contained replay page, driven in headless Chromium.
+
+One replay per game (made from a golden transcript: no bot process runs) is written
+as a page through the command line, opened in Chromium (Debian's, through
+Playwright), and stepped through event by event: the shown decision and scores must
+be the replay's, a seat's view must show only that seat's observation, and any
+JavaScript error fails the test. Without Chromium or Playwright the browser tests
+skip, except under CI (CI=true), where they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from arena import replay as replays
+from arena import viewer
+from arena.cli import app
+from arena.games import load_game
+from arena.models import Match
+from arena.store import MatchRecord, SeatRecord, Store
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+#: One transcript per game (short ones: the whole test file runs in well under 30 s).
+CASES = {
+    "take-that": "take-that-3p",
+    "leylo": "leylo-2p",
+    "twirkle": "twirkle-3p",
+    "krumme10": "krumme10-4p-long-teams",
+}
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: The flags the machine notes ask for; Playwright adds a new empty profile itself.
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+HOSTILE = '</script><script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
+runner = CliRunner()
+
+
+def golden_replay(name: str, bots: list[str] | None = None) -> dict[str, Any]:
+    """A version 2 replay of a golden transcript: its chance outcomes and decisions."""
+    golden = json.loads((GOLDEN / f"{name}.json").read_text())
+    game = load_game(golden["game"]).from_chance(
+        golden["players"], golden["chance"], golden["variant"]
+    )
+    events: list[dict[str, Any]] = []
+    seen = 0
+    for _digest, decisions in golden["steps"]:
+        events.extend(game.chance.log[seen:])
+        seen = len(game.chance.log)
+        events.extend({"seat": s, "decision": d, "ms": 1.5} for s, _, d in decisions)
+        game.apply_joint({s: d for s, _, d in decisions})
+    events.extend(game.chance.log[seen:])
+    outcome = game.outcome()
+    names = bots or golden["bots"]
+    return {
+        "format": "arena-replay",
+        "version": 2,
+        "match": f"{golden['game']}-{golden['seed']}",
+        "game": golden["game"],
+        "game_version": golden["game_version"],
+        "variant": game.variant,
+        "seed": golden["seed"],
+        "deal_seed": "0" * 64,
+        "players": golden["players"],
+        "seats": [
+            {"seat": i, "bot": names[i], "seed": i + 1, "fallback_seed": i + 7}
+            for i in range(golden["players"])
+        ],
+        "events": events,
+        "outcome": {
+            "scores": list(outcome.scores),
+            "ranks": list(outcome.ranks),
+            "status": ["ok"] * golden["players"],
+        },
+    }
+
+
+def shown(value: float) -> str:
+    """A score as the page writes it (viewer.js `fmt`)."""
+    return str(int(value)) if value == int(value) else f"{value:.2f}"
+
+
+def expected(replay: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per event, from the referee: the decision's text, the scores and every seat's view."""
+    result = []
+    for event, game in replays.walk(replay):
+        if "seat" in event:
+            text = game.describe(event["seat"], event["decision"])
+        else:
+            text = f"chance: {event['chance']}"
+        views = [game.observe(s) for s in range(game.players)]
+        if game.is_over():
+            scores = list(game.outcome().scores)
+        elif replay["game"] == "take-that":
+            scores = [sum(r[s] for r in views[0]["round_scores"]) for s in range(game.players)]
+        else:
+            scores = list(views[0]["totals" if replay["game"] == "leylo" else "scores"])
+        scores_text = [shown(s) for s in scores]
+        result.append(
+            {
+                "text": text,
+                "seat": event.get("seat"),
+                "scores": scores_text,
+                "views": views,
+                "to_move": game.to_move(),
+            }
+        )
+    return result
+
+
+def write_page(replay: dict[str, Any], folder: Path) -> Path:
+    source, page = folder / "replay.json", folder / "match.html"
+    replays.write(source, replay)
+    result = runner.invoke(app, ["replay", "html", str(source), "-o", str(page)])
+    assert result.exit_code == 0, result.output
+    return page
+
+
+# ----- the browser ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if ci:
+            pytest.fail("CI needs the playwright package (pip install -e '.[test]')")
+        pytest.skip("the playwright package is not installed (pip install -e '.[test]')")
+    if CHROMIUM is None:
+        if ci:
+            pytest.fail("CI needs Chromium: apt-get install chromium")
+        pytest.skip("no chromium on this machine: apt-get install chromium")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A new page; any console error or uncaught exception fails the test."""
+    tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
+    tab.on("console", lambda m: errors.append(f"console: {m.text}") if m.type == "error" else None)
+    # nothing may be fetched: the page is self-contained
+    tab.route("**/*", lambda r: r.continue_() if r.request.url.startswith("file:") else r.abort())
+    yield tab
+    tab.close()
+    assert errors == []
+
+
+#: Steps through every event in one evaluation: what the page shows at each.
+WALK = """() => {
+  const v = window.arenaViewer;
+  v.batch = true;
+  const seen = [];
+  for (let i = 0; i < v.count; i++) {
+    v.go(i);
+    seen.push({
+      text: document.querySelector("#decision .text").textContent,
+      scores: [...document.querySelectorAll("#scores td.score")].map((c) => c.textContent),
+      toMove: [...document.querySelectorAll("#scores tr.to-move")].map((r) => +r.dataset.seat),
+    });
+  }
+  v.batch = false;
+  return seen;
+}"""
+
+#: For one view at some events: the cards on the table, hand by hand, and what is secret.
+LOOK = """([seat, indices]) => {
+  const v = window.arenaViewer;
+  v.batch = true;
+  v.setSeat(seat);
+  const seen = [];
+  for (const i of indices) {
+    v.go(i);
+    const table = document.getElementById("table");
+    const hands = {};
+    for (const h of table.querySelectorAll(".hand[data-seat], .grid4[data-seat]")) {
+      hands[h.dataset.seat] = {
+        cards: [...h.querySelectorAll("[data-card]:not(.secret)")].map((c) => c.dataset.card),
+        backs: h.querySelectorAll(".back").length,
+        secret: h.querySelectorAll(".secret").length,
+      };
+    }
+    seen.push({
+      index: i,
+      decision: document.querySelector("#decision .text").textContent,
+      cards: [...table.querySelectorAll("[data-card]")].map((c) => c.dataset.card),
+      secret: table.querySelectorAll(".secret").length,
+      hands: hands,
+    });
+  }
+  v.batch = false;
+  return seen;
+}"""
+
+
+def scalars(value: Any) -> set[str]:
+    """Every number and string in a JSON value, as text."""
+    if isinstance(value, dict):
+        return set().union(*(scalars(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(scalars(v) for v in value)) if value else set()
+    return {str(value).lower() if isinstance(value, bool) else str(value)}
+
+
+def hand_cards(game: str, view: dict[str, Any], seat: int) -> list[str] | None:
+    """The cards of `seat`'s hand (grid) as `view` shows them, face up only."""
+    if game in ("take-that", "twirkle"):
+        return [str(c) for c in view["hand"]] if view["seat"] == seat else []
+    if game == "leylo":
+        return [c for c in view["grids"][seat] if c not in ("hidden", "empty")]
+    return [str(c["top"]) for c in view["hands"][seat]]  # krumme10: top sides are public
+
+
+@pytest.mark.parametrize("game", list(CASES))
+def test_every_event_of_a_match_is_shown_as_in_the_replay(
+    game: str, page: Any, tmp_path: Path
+) -> None:
+    replay = golden_replay(CASES[game])
+    path = write_page(replay, tmp_path)
+    want = expected(replay)
+    page.goto(path.as_uri())
+    assert page.evaluate("window.arenaViewer.count") == len(want) == len(replay["events"])
+
+    seen = page.evaluate(WALK)
+    for index, (got, truth) in enumerate(zip(seen, want, strict=True)):
+        assert got["text"] == truth["text"], f"event {index}"
+        assert got["scores"] == truth["scores"], f"event {index}"
+        assert got["toMove"] == sorted(truth["to_move"]), f"event {index}"
+    assert seen[-1]["scores"] == [shown(s) for s in replay["outcome"]["scores"]]
+
+    players = replay["players"]
+    sample = [*range(0, len(want), max(1, len(want) // 16)), len(want) - 1]
+    for seat in range(players):
+        for look in page.evaluate(LOOK, [seat, sample]):
+            truth = want[look["index"]]
+            view = truth["views"][seat]
+            assert look["secret"] == 0, f"seat {seat} is shown a hidden card"
+            mover = truth["seat"]
+            told = truth["text"] if mover in (None, seat) else f"seat {mover} decides"
+            assert look["decision"] == told
+            assert set(look["cards"]) <= scalars(view), f"seat {seat}: not in its view"
+            for other in range(players):
+                cards = look["hands"][str(other)]["cards"]
+                assert sorted(cards) == sorted(hand_cards(game, view, other) or []), (
+                    f"seat {seat}'s view of seat {other}'s hand at event {look['index']}"
+                )
+    # the all-seeing view shows every hand, and the hidden cards marked
+    for look in page.evaluate(LOOK, [None, sample]):
+        views = want[look["index"]]["views"]
+        for other in range(players):
+            hand = look["hands"][str(other)]
+            assert sorted(hand["cards"]) == sorted(hand_cards(game, views[other], other) or [])
+            if game == "leylo":
+                assert hand["backs"] == 0  # every face-down card is shown, marked
+    assert any(look["secret"] for look in page.evaluate(LOOK, [None, [1]]))
+
+    page.evaluate(f"window.arenaViewer.setSeat(null); window.arenaViewer.go({len(want) // 2})")
+    page.screenshot(path=str(tmp_path / f"{game}-all.png"), full_page=True)
+    page.evaluate("window.arenaViewer.setSeat(0)")
+    page.screenshot(path=str(tmp_path / f"{game}-seat0.png"))
+    assert (tmp_path / f"{game}-all.png").stat().st_size > 10_000
+
+
+def test_buttons_keys_slider_and_view_switch(page: Any, tmp_path: Path) -> None:
+    replay = golden_replay(CASES["take-that"])
+    page.goto(write_page(replay, tmp_path).as_uri())
+    last = len(replay["events"]) - 1
+
+    def index() -> int:
+        return int(page.evaluate("window.arenaViewer.state().index"))
+
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert index() == 2
+    page.keyboard.press("ArrowLeft")
+    assert index() == 1
+    page.keyboard.press("End")
+    assert index() == last
+    page.keyboard.press("ArrowRight")
+    assert index() == last
+    page.keyboard.press("Home")
+    assert index() == 0
+    page.click("#btn-next")
+    page.click("#btn-next")
+    page.click("#btn-back")
+    assert index() == 1
+    page.click("#btn-last")
+    assert index() == last
+    page.click("#btn-first")
+    assert index() == 0
+    page.fill("#slider", "40")  # a range input takes fill(); fires input
+    assert index() == 40
+    assert page.text_content("#counter") == f"event 41 / {last + 1}"
+    page.select_option("#view", "1")
+    assert page.evaluate("window.arenaViewer.state().seat") == 1
+    assert "Seat 1's view" in (page.text_content("#view-note") or "")
+    page.select_option("#view", "all")
+    assert page.evaluate("window.arenaViewer.state().seat") is None
+
+
+def test_hostile_strings_stay_text(page: Any, tmp_path: Path) -> None:
+    """Bot names and forfeit details are shown as text: they cannot end the data's
+    script element, and nothing of them runs."""
+    replay = golden_replay("take-that-2p-pro-rounds1", bots=[HOSTILE, "b\u2028<!--"])
+    at = next(i for i, e in enumerate(replay["events"]) if e.get("seat") == 1)
+    replay["events"].insert(at, {"forfeit": 1, "reason": "crash", "detail": HOSTILE})
+    replay["events"][at + 1]["by"] = "fallback"
+    replay["outcome"]["status"][1] = "crash"
+    path = write_page(replay, tmp_path)
+    source = path.read_text()
+    assert source.count("</script>") == len(viewer.SCRIPTS) + 1  # ours only
+    assert "<script>window.pwned" not in source and "<img" not in source  # only escaped
+    page.goto(path.as_uri())
+    page.evaluate(f"window.arenaViewer.go({at})")
+    assert page.evaluate("window.pwned") is None
+    assert HOSTILE in (page.text_content("#scores") or "")
+    assert HOSTILE in (page.text_content("#decision") or "")
+    assert page.locator("img").count() == 0
+    assert page.locator("#scores tr.forfeited").count() == 1
+    page.evaluate(f"window.arenaViewer.go({at + 1})")  # the fallback's decision, tagged
+    assert page.text_content("#decision .fallback") == "fallback"
+    assert (page.text_content("#decision .text") or "").startswith("seat 1 ")
+    page.evaluate(f"window.arenaViewer.go({at - 1})")
+    assert page.locator("#scores tr.forfeited").count() == 0
+
+
+# ----- the command line without a browser ------------------------------------------
+def test_html_needs_a_replay_and_a_writable_output(tmp_path: Path) -> None:
+    replay = golden_replay(CASES["krumme10"])
+    source = tmp_path / "replay.json"
+    replays.write(source, replay)
+    not_replay = tmp_path / "other.json"
+    not_replay.write_text('{"hello": 1}')
+    cases = [
+        (["replay", "html", str(tmp_path / "missing.json")], "no replay file"),
+        (["replay", "html", str(not_replay)], "is not an arena replay"),
+        (["replay", "html", str(source), "-o", str(tmp_path / "no" / "x.html")], "no folder"),
+        (["replay", "html", str(source), "-o", str(tmp_path)], "is a folder"),
+        (["replay", "html"], "either a replay FILE or --match"),
+        (["replay", "html", str(source), "--match", "3"], "either a replay FILE or --match"),
+        (["replay", "html", str(source), "-o", str(source)], "is the replay file itself"),
+    ]
+    for args, message in cases:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert message in result.output and result.output.count("\n") == 1, result.output
+    result = runner.invoke(app, ["replay", "html", str(source)])  # -o defaults to FILE.html
+    assert result.exit_code == 0 and (tmp_path / "replay.html").is_file(), result.output
+
+
+def test_html_of_a_stored_match(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    store = Store(url)
+    try:
+        a = store.add_bot_version("alpha", "a" * 64, "/x", ["x"], ["*"]).id or 0
+        b = store.add_bot_version("beta", "b" * 64, "/y", ["y"], ["*"]).id or 0
+        from arena.models import Tournament
+
+        tournament = Tournament(
+            name="t",
+            game="take-that",
+            game_version=1,
+            format="round-robin",
+            players=2,
+            rounds=1,
+            seed=1,
+            variant={},
+            settings={},
+        )
+        schedule = [Match(number=n, game="take-that", seed=n, lineup=[a, b]) for n in (0, 1)]
+        tid = store.create_tournament(tournament, schedule)
+        played, waiting = store.matches(tid)
+        replay = golden_replay("take-that-2p-pro-rounds1")
+        seats = [SeatRecord(s, [a, b][s], replay["outcome"]["scores"][s], 1, "ok") for s in (0, 1)]
+        store.record(MatchRecord(played.id or 0, "normal", seats, replay=json.dumps(replay)))
+    finally:
+        store.close()
+    page = tmp_path / "stored.html"
+    result = runner.invoke(
+        app, ["--db", url, "replay", "html", "--match", str(played.id), "-o", str(page)]
+    )
+    assert result.exit_code == 0, result.output
+    assert '"game":"take-that"' in page.read_text()
+    label = tmp_path / "label.html"
+    result = runner.invoke(
+        app, ["--db", url, "replay", "html", "--match", f"t{tid}-m0", "-o", str(label)]
+    )
+    assert result.exit_code == 0, result.output
+    assert label.read_text() == page.read_text()
+    missing = [(waiting.id, "has no stored replay"), (999, "no match 999")]
+    missing += [(f"t{tid}-m7", f"no match t{tid}-m7"), ("../x", "takes a match id")]
+    missing += [(str(10**30), "no match 1000"), (f"t{10**20}-m0", "no match t1000")]
+    for match_id, message in missing:
+        result = runner.invoke(
+            app, ["--db", url, "replay", "html", "--match", str(match_id), "-o", str(page)]
+        )
+        assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_the_page_is_self_contained() -> None:
+    page = viewer.build(golden_replay(CASES["twirkle"]))
+    assert "http://" not in page.replace('"http://www.w3.org/2000/svg"', "")
+    assert "https://" not in page and "src=" not in page
+    assert "default-src 'none'" in page
+    for name in viewer.SCRIPTS:  # text from a replay is only ever set as textContent
+        code = viewer.asset(name)
+        assert ".innerHTML" not in code and "insertAdjacentHTML" not in code, name
+
+
+@pytest.mark.parametrize("game", list(CASES))
+def test_frames_rebuild_every_view_and_the_secret(game: str) -> None:
+    """What the page embeds (changed keys only) rebuilds, as viewer.js does, exactly
+    each seat's observation and the places no seat sees, at every event."""
+    replay = golden_replay(CASES[game])
+    frames = viewer.frames(replay)
+    view0: dict[str, Any] = {}
+    secret: dict[str, Any] = {}
+    for frame, (_event, state) in zip(frames, replays.walk(replay), strict=True):
+        view0 = {**view0, **frame["views"][0]}
+        views = [view0] + [{**view0, **delta} for delta in frame["views"][1:]]
+        secret = {k: v for k, v in {**secret, **frame["secret"]}.items() if v is not None}
+        assert views == [state.observe(s) for s in range(state.players)]
+        hidden = [state.hidden(s) for s in range(state.players)]
+        assert secret == {k: v for k, v in hidden[0].items() if all(k in h for h in hidden)}
+        assert frame["to_move"] == state.to_move()
