@@ -14,7 +14,8 @@ import multiprocessing_logging
 import typer
 from rich.console import Console
 
-from arena.cli import bot, db, demo, doctor, games, leaderboard, play, replay, tournament
+from arena.cli import bot, db, demo, doctor, games, ladder, leaderboard, play, replay, tournament
+from arena.cli import match as match_cli
 from arena.cli.common import SETTINGS
 from arena.cli.safe import SafeRichHandler
 
@@ -88,11 +89,14 @@ def _relay(handler: logging.Handler) -> logging.Handler:
 
 app.command("games")(games.list_games)
 app.command("play")(play.play)
+app.command("match")(match_cli.match)
+app.command("compare")(match_cli.compare)
 app.command("demo")(demo.demo)
 app.command("leaderboard")(leaderboard.leaderboard)
 app.command("doctor")(doctor.doctor)
 app.add_typer(bot.app, name="bot")
 app.add_typer(tournament.app, name="tournament")
+app.add_typer(ladder.app, name="ladder")
 app.add_typer(replay.app, name="replay")
 app.add_typer(db.app, name="db")
 

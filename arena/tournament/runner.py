@@ -38,22 +38,44 @@ from arena.tournament.executors import LOCAL, Executor, ExecutorLost, MatchFutur
 from arena.tournament.formats import FORMATS
 
 LOG = logging.getLogger("arena.tournament")
+#: The format of a ladder (arena.tournament.ladder): scheduled batch by batch from ratings.
+LADDER = "ladder"
 
 
 # ----- scheduling -------------------------------------------------------------
 def create(store: Store, home: Path, config: TournamentConfig) -> int:
     """Check the settings, resolve the bots to versions and write the whole schedule."""
-    config.checked()
-    game = load_game(config.game)
-    game.spec.check_players(config.players)
-    variant = game.spec.resolve_variant(config.variant)
     if config.format not in FORMATS:
         raise ConfigError(f"unknown format {config.format!r} (formats: {', '.join(FORMATS)})")
-    versions = [_version_for(store, home, name, config.game) for name in config.bots]
+    tournament, versions = prepare(store, home, config)
     try:
         pairings = FORMATS[config.format](len(versions), config.players, config.rounds, config.seed)
     except ValueError as error:
         raise ConfigError(str(error)) from None
+    schedule = [
+        Match(
+            number=p.number,
+            game=config.game,
+            game_version=tournament.game_version,
+            seed=p.seed,
+            lineup=[versions[i] for i in p.seats],
+        )
+        for p in pairings
+    ]
+    return store.create_tournament(tournament, schedule)
+
+
+def prepare(store: Store, home: Path, config: TournamentConfig) -> tuple[Tournament, list[int]]:
+    """Check the settings and resolve the bots to versions: the tournament row, unsaved.
+
+    Shared by every format: `create` adds a whole schedule, a ladder
+    (arena.tournament.ladder) its own settings and then batch after batch.
+    """
+    config.checked()
+    game = load_game(config.game)
+    game.spec.check_players(config.players)
+    variant = game.spec.resolve_variant(config.variant)
+    versions = [_version_for(store, home, name, config.game) for name in config.bots]
     tournament = Tournament(
         name=config.name or f"{config.game}-{config.format}",
         game=config.game,
@@ -76,17 +98,7 @@ def create(store: Store, home: Path, config: TournamentConfig) -> int:
             "pin_workers": config.pin_workers,
         },
     )
-    schedule = [
-        Match(
-            number=p.number,
-            game=config.game,
-            game_version=game.spec.version,
-            seed=p.seed,
-            lineup=[versions[i] for i in p.seats],
-        )
-        for p in pairings
-    ]
-    return store.create_tournament(tournament, schedule)
+    return tournament, versions
 
 
 def _version_for(store: Store, home: Path, name: str, game: str) -> int:
@@ -210,12 +222,13 @@ def run(
     secret = store.secret()  # before anything starts: a malformed ARENA_SECRET stops here
     pending = store.matches(tournament_id, recorded=False)
     recorded = store.matches(tournament_id, recorded=True)
-    total = len(pending) + len(recorded)
+    total = planned(tournament, len(pending) + len(recorded))
     suspensions = _replay_suspensions(store, tournament, recorded)
     names = store.version_names()
+    entrants = {x for m in pending for x in m.lineup} | set(tournament.settings.get("versions", []))
     refs = {
         v.id or 0: registry.bot_ref(v, names[v.id or 0][0])
-        for v in store.versions(ids=sorted({x for m in pending for x in m.lineup}))
+        for v in store.versions(ids=sorted(entrants))
     }
     reuse = not fresh_processes
     owned = isinstance(executor, str)
@@ -231,7 +244,11 @@ def run(
     stopped = True  # until the loop ends normally: then idle workers may finish politely
     ctrl_c, restore_handler = _note_ctrl_c()
     try:
-        results = _results(pool, tournament, pending, refs, suspensions, secret)
+        results = (
+            played
+            for batch in _batches(store, tournament, pending, suspensions.suspended)
+            for played in _results(pool, tournament, batch, refs, suspensions, secret)
+        )
         for done, (match, result) in enumerate(results, start=len(recorded) + 1):
             _record(store, tournament.game, match, result, suspensions.suspended)
             if ctrl_c.is_set():  # its KeyboardInterrupt was lost (see _ctrl_c_noted)
@@ -290,7 +307,7 @@ class Interrupted(RuntimeError):
 def _stop(store: Store, tournament_id: int) -> str:
     """Mark a cut-off run `interrupted`; how far it got and how to finish it."""
     store.set_tournament_status(tournament_id, "interrupted")
-    done, total = store.match_counts(tournament_id)
+    done, total = counts(store, tournament_id)
     return (
         f"stopped after {done} of {total} matches "
         f"(finish with: arena tournament resume {tournament_id})"
@@ -304,6 +321,39 @@ def _stop_if_possible(store: Store, tournament_id: int) -> str:
         return _stop(store, tournament_id)
     except StoreError:
         return f"the run stopped (finish with: arena tournament resume {tournament_id})"
+
+
+def planned(tournament: Tournament, written: int) -> int:
+    """How many matches a tournament will have played when done.
+
+    A ladder writes its schedule batch by batch: its planned total is a setting.
+    """
+    return max(written, int(tournament.settings.get("planned", written)))
+
+
+def counts(store: Store, tournament_id: int) -> tuple[int, int]:
+    """(recorded, planned) matches of a tournament (`Store.match_counts` for a ladder's plan)."""
+    done, written = store.match_counts(tournament_id)
+    tournament = store.tournament(tournament_id)
+    return done, planned(tournament, written) if tournament is not None else written
+
+
+def _batches(
+    store: Store, tournament: Tournament, pending: list[Match], suspended: set[int]
+) -> Iterator[list[Match]]:
+    """The matches to play, batch by batch: the written ones, then (a ladder) new batches.
+
+    A generator: the next batch is asked for only once every match before it is
+    recorded, so a ladder schedules it from the recorded results alone.
+    """
+    if pending:
+        yield pending
+    if tournament.format != LADDER:
+        return
+    from arena.tournament import ladder  # it builds on this module
+
+    while batch := ladder.extend(store, tournament, suspended):
+        yield batch
 
 
 def check_rules(tournament: Tournament) -> None:

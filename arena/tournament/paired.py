@@ -1,0 +1,222 @@
+"""`arena match --sprt`: paired matches between two bots until an SPRT decides.
+
+A run is stored as a tournament of format `sprt` (2 players) whose schedule grows
+pair by pair: pair i is one deal (public seed `formats.pairing_seed(seed, i)`) played
+twice, A in seat 0 and then B in seat 0 (`formats.rotations`), as a tournament's
+duplicate deals are. Matches run on the tournament executors and are recorded and
+rated like any tournament's (`runner._spec`, `runner._record`), so `arena compare`,
+the leaderboard and `arena tournament show` see them. After each pair the test
+(`arena.sprt`) reads the pentanomial counts; it stops at H0, at H1 or at the limit.
+
+A pair with a void match (platform error) is recorded but not counted; three void
+pairs in a row stop the run (arena, not a bot, is failing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena import registry
+from arena.errors import StoreError
+from arena.games import load_game
+from arena.headtohead import Record
+from arena.match import BotRef, MatchResult, MatchStatus
+from arena.models import Match, Tournament
+from arena.sprt import Sprt, Tally
+from arena.store import Store
+from arena.tournament import runner
+from arena.tournament.config import ConfigError
+from arena.tournament.executors import LOCAL, open_executor
+from arena.tournament.formats import pairing_seed, rotations
+
+LOG = logging.getLogger("arena.sprt")
+#: The format of a stored SPRT run.
+SPRT_FORMAT = "sprt"
+#: Void pairs in a row that stop a run.
+VOID_LIMIT = 3
+
+
+@dataclass(frozen=True)
+class PairedSettings:
+    """What one run plays: bots A and B (names or folders), the game, the test, limits."""
+
+    game: str
+    a: str
+    b: str
+    #: None: play exactly `max_matches` (a fixed-length match, no test).
+    test: Sprt | None
+    max_matches: int = 1000
+    seed: int = 0
+    variant: dict[str, Any] = field(default_factory=dict)
+    decision_timeout: float = 1.0
+    startup_timeout: float = 10.0
+    workers: int = 1
+
+    @property
+    def max_pairs(self) -> int:
+        """Pairs the limit allows (an odd limit leaves its last match unplayed)."""
+        return self.max_matches // 2
+
+
+@dataclass
+class PairedState:
+    """The run so far, after each pair: counts, LLR and (once reached) the decision."""
+
+    tournament_id: int
+    labels: tuple[str, str]
+    pairs: int = 0
+    void_pairs: int = 0
+    tally: Tally = field(default_factory=Tally)
+    llr: float = 0.0
+    decision: str | None = None
+
+    @property
+    def record(self) -> Record:
+        """A's record against B over the counted matches."""
+        return Record(self.tally.wins, self.tally.draws, self.tally.losses)
+
+
+class PairedError(RuntimeError):
+    """A run that cannot go on (one line)."""
+
+
+def _outcome(result: MatchResult, a_seat: int) -> str | None:
+    """A's result in one match, "W", "D" or "L" by rank; None for a void match."""
+    if result.status is MatchStatus.PLATFORM_ERROR:
+        return None
+    mine, theirs = result.seats[a_seat].rank, result.seats[1 - a_seat].rank
+    if mine is None or theirs is None:
+        return None
+    return "W" if mine < theirs else "D" if mine == theirs else "L"
+
+
+def create(store: Store, home: Path, settings: PairedSettings) -> tuple[Tournament, list[int]]:
+    """Register the bots (as tournaments do), check them, and store the run's tournament."""
+    game = load_game(settings.game)
+    game.spec.check_players(2)
+    variant = game.spec.resolve_variant(settings.variant)
+    bots = (settings.a, settings.b)
+    try:
+        versions = [runner._version_for(store, home, n, settings.game) for n in bots]
+    except ConfigError as error:
+        raise PairedError(str(error)) from None
+    if versions[0] == versions[1]:
+        raise PairedError(f"{settings.a} and {settings.b} are the same bot version")
+    test = settings.test
+    sprt = (
+        {}
+        if test is None
+        else {
+            "elo0": test.elo0,
+            "elo1": test.elo1,
+            "alpha": test.alpha,
+            "beta": test.beta,
+            "model": test.model,
+        }
+    )
+    tournament = Tournament(
+        name=f"sprt {settings.a} vs {settings.b}",
+        game=settings.game,
+        game_version=game.spec.version,
+        format=SPRT_FORMAT,
+        players=2,
+        rounds=settings.max_pairs,
+        seed=settings.seed,
+        variant=variant,
+        settings={
+            "bots": [settings.a, settings.b],
+            "decision_timeout": settings.decision_timeout,
+            "startup_timeout": settings.startup_timeout,
+            "suspend_after": 0,
+            "limits": {},
+            "workers": settings.workers,
+            "executor": LOCAL,
+            "fresh_processes": False,
+            "pin_workers": False,
+            "sprt": sprt,
+            "max_matches": settings.max_matches,
+        },
+    )
+    tournament_id = store.create_tournament(tournament, [])
+    stored = store.tournament(tournament_id)
+    assert stored is not None
+    return stored, versions
+
+
+def run(
+    store: Store,
+    home: Path,
+    settings: PairedSettings,
+    on_pair: Callable[[PairedState], None] | None = None,
+) -> PairedState:
+    """Play pairs until the test decides or the limit is reached; the final state."""
+    tournament, versions = create(store, home, settings)
+    assert tournament.id is not None
+    names = store.version_names()
+    labels = tuple(f"{names[v][0]} v{names[v][1]}" for v in versions)
+    state = PairedState(tournament.id, (labels[0], labels[1]))
+    refs: dict[int, BotRef] = {
+        v.id or 0: registry.bot_ref(v, names[v.id or 0][0]) for v in store.versions(ids=versions)
+    }
+    secret = store.secret()
+    test = settings.test
+    store.set_tournament_status(tournament.id, "running")
+    executor = open_executor(LOCAL, settings.workers, reuse=True, pin=False)
+    stopped = True
+    try:
+        void_in_a_row = 0
+        while state.pairs + state.void_pairs < settings.max_pairs:
+            index = state.pairs + state.void_pairs
+            deal = pairing_seed(settings.seed, index)
+            matches = [
+                Match(
+                    number=2 * index + k,
+                    game=settings.game,
+                    game_version=tournament.game_version,
+                    seed=deal,
+                    lineup=list(seats),
+                )
+                for k, seats in enumerate(rotations((versions[0], versions[1])))
+            ]
+            numbers = [m.number for m in matches]  # the objects expire once stored
+            store.add_matches(tournament.id, matches)
+            written = {m.number: m for m in store.matches(tournament.id, recorded=False)}
+            pair = [written[n] for n in numbers]
+            futures = [executor.submit(runner._spec(tournament, m, refs, secret)) for m in pair]
+            results = [f.result() for f in futures]
+            outcomes = []
+            for match, result in zip(pair, results, strict=True):
+                runner._record(store, settings.game, match, result, set())
+                outcomes.append(_outcome(result, match.lineup.index(versions[0])))
+            first, second = outcomes
+            if first is None or second is None:
+                state.void_pairs += 1
+                void_in_a_row += 1
+                if void_in_a_row >= VOID_LIMIT:
+                    errors = "; ".join(r.error for r in results if r.error)
+                    raise PairedError(f"{VOID_LIMIT} pairs in a row were void: {errors}")
+                continue
+            void_in_a_row = 0
+            state.pairs += 1
+            state.tally.add_pair(first, second)
+            if test is not None:
+                state.llr = test.llr(state.tally.pentanomial)
+                state.decision = test.decision(state.llr)
+            if on_pair is not None:
+                on_pair(state)
+            if state.decision is not None:
+                break
+        stopped = False
+    except BaseException:  # Ctrl-C, a void streak, a database error: the run is cut off
+        with contextlib.suppress(StoreError):
+            store.set_tournament_status(tournament.id, "interrupted")
+        raise
+    finally:
+        executor.shutdown(now=stopped)
+    store.set_tournament_status(tournament.id, "finished")
+    return state

@@ -1,0 +1,100 @@
+"""`arena match --sprt`: paired matches of two bundled bots, recorded as a tournament."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+
+runner = CliRunner()
+
+
+def test_one_pair_is_played_recorded_and_compared(tmp_path: Path) -> None:
+    """One pair (the same deal twice, seats swapped): its progress line, its JSON, and
+    the two matches stored where `compare` and `tournament show` find them."""
+    home = ["--home", str(tmp_path)]
+    args = ["match", "first-legal", "random", "--game", "leylo", "--sprt", "0,100"]
+    result = runner.invoke(app, [*home, *args, "--max-matches", "2", "--seed", "5", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["bot"], data["opponent"]) == ("first-legal v1", "random v1")
+    assert data["pairs"] == 1 and data["games"] == 2 and data["seed"] == 5
+    assert sum(data["pentanomial"].values()) == 1
+    sprt = data["sprt"]
+    assert sprt["lower"] == pytest.approx(-2.9444) and sprt["upper"] == pytest.approx(2.9444)
+    assert sprt["result"] == "no decision (match limit)"
+    assert "pair 1/1  W-D-L" in result.stderr and "(-2.94, 2.94) [0.00, 100.00]" in result.stderr
+
+    shown = json.loads(runner.invoke(app, [*home, "tournament", "show", "1", "--json"]).stdout)
+    assert shown["format"] == "sprt" and shown["played"] == shown["scheduled"] == 2
+    assert shown["status"] == "finished"
+    compared = runner.invoke(app, [*home, "compare", "first-legal", "random", "-g", "leylo"])
+    assert compared.exit_code == 0 and "first-legal v1" in compared.stdout
+    again = json.loads(
+        runner.invoke(
+            app, [*home, "compare", "first-legal", "random", "-g", "leylo", "--json"]
+        ).stdout
+    )
+    assert (again["wins"], again["draws"], again["losses"]) == (
+        data["wins"],
+        data["draws"],
+        data["losses"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--sprt", "5,1"], "needs ELO0 < ELO1"),
+        (["--sprt", "5"], "two numbers"),
+        (["--sprt", "0,5", "--alpha", "1.5"], "--alpha must be between 0 and 1"),
+        (["--sprt", "0,5", "--beta", "0"], "--beta must be between 0 and 1"),
+        (["--sprt", "0,5", "--max-matches", "1"], "at least 2"),
+        (["--sprt", "0,500"], "--model logistic"),
+    ],
+)
+def test_bad_settings_are_one_line(tmp_path: Path, extra: list[str], message: str) -> None:
+    args = ["--home", str(tmp_path), "match", "first-legal", "random", "-g", "leylo", *extra]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("bots", "game", "message"),
+    [
+        (["first-legal", "nosuchbot"], "twirkle", "no bundled bot 'nosuchbot'"),
+        (["first-legal", "random"], "chess", "unknown game 'chess'"),
+        (["first-legal", "first-legal"], "twirkle", "the same bot version"),
+    ],
+)
+def test_unknown_bot_or_game(tmp_path: Path, bots: list[str], game: str, message: str) -> None:
+    args = ["--home", str(tmp_path), "match", *bots, "--game", game, "--sprt", "0,10"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert message in result.stderr and "Traceback" not in result.output
+
+
+def test_progress_line_and_summary_with_and_without_a_test() -> None:
+    from arena.cli.match import progress_line, summary
+    from arena.sprt import Sprt
+    from arena.tournament.paired import PairedState
+
+    state = PairedState(4, ("a v1", "b v2"))
+    state.pairs = 2
+    state.tally.add_pair("W", "D")
+    state.tally.add_pair("L", "L")
+    assert progress_line(state, None, 50) == "pair 2/50  W-D-L 1-1-2  Ptnml(0-2) [1, 0, 0, 1, 0]"
+    test = Sprt(-5, 5)
+    state.llr = test.llr(state.tally.pentanomial)
+    assert progress_line(state, test, 50).endswith(
+        f"LLR {state.llr:.2f} (-2.94, 2.94) [-5.00, 5.00]"
+    )
+    data = summary(state, None, 9)
+    assert data["sprt"] is None and data["pairs"] == 2 and data["score"] == 0.375
+    assert data["pentanomial"] == {"LL": 1, "LD": 0, "WL+DD": 0, "WD": 1, "WW": 0}
+    assert summary(state, test, 9)["sprt"]["result"] == "no decision (match limit)"
