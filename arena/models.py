@@ -164,6 +164,8 @@ class Rating(SQLModel, table=True):
     games: int = 0
     wins: int = 0
     score_sum: float = 0.0
+    #: Of the wins, those whose first place was shared with a rival (`store.shared_first`).
+    shared_wins: int = 0
     #: Seats not `ok` (crash, timeout, ..., suspended).
     forfeits: int = 0
     updated_at: datetime = Field(default_factory=now)

@@ -9,25 +9,45 @@ of a game: the current one unless asked for another.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from arena import headtohead
 from arena.games import load_game
-from arena.store import Store
+from arena.models import Match, MatchSeat, Tournament
+from arena.store import LeaderRow, Store
+
+#: How much of a forfeit's stderr the reports show (the store keeps up to 4,000 characters).
+STDERR_TAIL = 500
+
+
+def score_order(game: str) -> str:
+    """Which final score ranks first at a game: "higher score wins" or "lower score wins"."""
+    return f"{'higher' if load_game(game).spec.higher_score_wins else 'lower'} score wins"
 
 
 def leaderboard(
-    store: Store, game: str, tournament_id: int | None = None, rules: int | None = None
+    store: Store,
+    game: str,
+    tournament_id: int | None = None,
+    rules: int | None = None,
+    latest: bool = False,
 ) -> list[dict[str, Any]]:
-    """Rank, bot, version, mu, sigma, conservative rating, games, wins, average score, forfeits.
+    """Rank, bot, version, mu, sigma, conservative rating, games, wins, shared firsts,
+    average score, forfeits, and whether a higher or lower score wins the game.
 
-    All time: under rules version `rules` of the game (default: the current one).
-    For a tournament: its own matches, under the rules it was scheduled with.
+    `wins` are the games a bot ranked first in alone (or with its team alone);
+    `shared_1st` those whose first place it shared with a rival (a tie); the two
+    make up its games ranked 1. All time: under rules version `rules` of the game
+    (default: the current one). For a tournament: its own matches, under the rules
+    it was scheduled with.
     """
     if tournament_id is not None:
         found = store.tournament(tournament_id)
         rules = found.game_version if found is not None else rules
     if rules is None:
         rules = load_game(game).spec.version
+    order = score_order(game)
     return [
         {
             "rank": i + 1,
@@ -37,12 +57,31 @@ def leaderboard(
             "sigma": round(row.sigma, 3),
             "rating": round(row.conservative, 3),
             "games": row.games,
-            "wins": row.wins,
+            "wins": row.wins - row.shared_wins,
+            "shared_1st": row.shared_wins,
             "avg_score": None if row.average_score is None else round(row.average_score, 3),
             "forfeits": row.forfeits,
+            "score_order": order,
         }
-        for i, row in enumerate(store.leaderboard(game, rules, tournament_id))
+        for i, row in enumerate(_board(store, game, rules, tournament_id, latest))
     ]
+
+
+def _board(
+    store: Store, game: str, rules: int, tournament_id: int | None, latest: bool
+) -> list[LeaderRow]:
+    """The store's leaderboard; `latest`: only each bot's newest version on it.
+
+    Versions are rated apart (a new one starts from its predecessor's rating,
+    `rating.inherited`), so a bot has a row per version unless `latest`.
+    """
+    rows = store.leaderboard(game, rules, tournament_id)
+    if not latest:
+        return rows
+    newest: dict[str, int] = {}
+    for row in rows:
+        newest[row.bot] = max(newest.get(row.bot, 0), row.version)
+    return [row for row in rows if row.version == newest[row.bot]]
 
 
 def bots(store: Store) -> list[dict[str, Any]]:
@@ -64,7 +103,8 @@ def bots(store: Store) -> list[dict[str, Any]]:
 
 
 def bot_details(store: Store, name: str) -> dict[str, Any] | None:
-    """Versions, games played and rating per game and rules version, recent forfeits."""
+    """Versions, games played and rating per game and rules version, suspensions with
+    the forfeits that caused them, recent forfeits (of matches played, not skipped)."""
     versions = store.versions(name=name)
     if not versions:
         return None
@@ -99,19 +139,112 @@ def bot_details(store: Store, name: str) -> dict[str, Any] | None:
             for v in versions
         ],
         "ratings": ratings,
-        "recent_forfeits": [
-            {
-                "match": match.id,
-                "tournament": match.tournament_id,
-                "game": match.game,
-                "version": numbers.get(seat.bot_version_id),
-                "status": seat.status,
-                "detail": seat.detail,
-                "stderr_tail": seat.stderr[-500:],
-            }
-            for match, seat in store.forfeits(name)
-        ],
+        "suspensions": suspensions(store, ids, numbers),
+        "recent_forfeits": _forfeit_rows(store.forfeits(name, suspended=False), numbers),
     }
+
+
+def _forfeit_rows(
+    forfeits: Iterable[tuple[Match, MatchSeat]], numbers: dict[int | None, int]
+) -> list[dict[str, Any]]:
+    """Match id, tournament, game, bot version, status (the kind), detail, stderr tail."""
+    return [
+        {
+            "match": match.id,
+            "tournament": match.tournament_id,
+            "game": match.game,
+            "version": numbers.get(seat.bot_version_id),
+            "status": seat.status,
+            "detail": seat.detail,
+            "stderr_tail": seat.stderr[-STDERR_TAIL:],
+        }
+        for match, seat in forfeits
+    ]
+
+
+def suspensions(
+    store: Store, version_ids: list[int], numbers: dict[int | None, int]
+) -> list[dict[str, Any]]:
+    """Each tournament that suspended one of these bot versions: when, by which rule,
+    the forfeits in a row that did it (with their stderr), and the matches it then missed.
+
+    Nothing records a suspension itself: it is found again as the runner finds it
+    after a resume (`runner._replay_suspensions`): a version is suspended once its
+    forfeits in a row reach the tournament's `suspend_after`, counting its seats in
+    schedule order and skipping void matches and matches skipped for a suspension
+    (a ladder schedules no more matches for it: nothing may be skipped). Only the
+    version's own seats are read, in tournaments where it has that many forfeits.
+    """
+    found = []
+    candidates: dict[int, list[Tournament]] = {}  # version -> where it may be suspended
+    for (tournament_id, version), forfeited in sorted(
+        store.forfeit_tournaments(version_ids).items()
+    ):
+        tournament = store.tournament(tournament_id)
+        if tournament is not None and forfeited >= _suspend_after(tournament):
+            candidates.setdefault(version, []).append(tournament)
+    for version, tournaments in sorted(candidates.items(), key=lambda item: numbers[item[0]]):
+        by_id = {t.id or 0: t for t in tournaments}
+        seats: dict[int, list[tuple[int, int, str | None, str, bool]]] = {}
+        for tournament_id, seat, match, status, seat_status, gone in store.version_seats(
+            version, list(by_id)
+        ):
+            seats.setdefault(tournament_id, []).append((seat, match, status, seat_status, gone))
+        for tournament_id, tournament in by_id.items():
+            found.extend(
+                _suspension(store, tournament, numbers, version, seats.get(tournament_id, []))
+            )
+    return found
+
+
+def _suspend_after(tournament: Tournament) -> int:
+    """A tournament's suspension rule: forfeits in a row (arena.tournament.config)."""
+    return int(tournament.settings.get("suspend_after", 5))
+
+
+def _suspension(
+    store: Store,
+    tournament: Tournament,
+    numbers: dict[int | None, int],
+    version: int,
+    seats: list[tuple[int, int, str | None, str, bool]],
+) -> list[dict[str, Any]]:
+    """The suspension of a version in a tournament, found from its seats there (seat id,
+    match id, match status, seat status, skipped), as the runner counts: none or one."""
+    limit = _suspend_after(tournament)
+    streak: list[int] = []
+    caused: list[int] = []
+    skipped: set[int] = set()
+    for seat, match, status, seat_status, skipped_match in seats:
+        if skipped_match:
+            if seat_status == "suspended":
+                skipped.add(match)
+        elif status == "platform-error" or caused:
+            continue
+        elif seat_status == "ok":
+            streak.clear()
+        else:
+            streak.append(seat)
+            if len(streak) >= limit:
+                caused = list(streak)
+    if not caused:
+        return []
+    forfeits = store.seats(caused)
+    last = forfeits[-1][0]
+    return [
+        {
+            "tournament": tournament.id,
+            "game": tournament.game,
+            "version": numbers[version],
+            "since_match": last.id,
+            "since": last.recorded_at.isoformat(timespec="seconds")
+            if last.recorded_at is not None
+            else None,
+            "rule": f"{limit} forfeits in a row (suspend_after = {limit})",
+            "skipped_matches": len(skipped),
+            "forfeits": _forfeit_rows(forfeits, numbers),
+        }
+    ]
 
 
 def tournaments(store: Store) -> list[dict[str, Any]]:
@@ -136,7 +269,8 @@ def tournaments(store: Store) -> list[dict[str, Any]]:
 
 
 def tournament_details(store: Store, tournament_id: int) -> dict[str, Any] | None:
-    """Status, matches played of scheduled, standings, head-to-head, forfeits by reason."""
+    """Status, matches played of scheduled, standings, head-to-head, forfeits by reason,
+    void matches with their reason."""
     t = store.tournament(tournament_id)
     if t is None:
         return None
@@ -158,10 +292,17 @@ def tournament_details(store: Store, tournament_id: int) -> dict[str, Any] | Non
         "played": done,
         "scheduled": total,
         "platform_errors": store.void_matches(tournament_id),
-        "standings": leaderboard(store, t.game, tournament_id),
-        "head_to_head": [
-            {"bot": label[a], "opponent": label[b], "better": w, "equal": d, "worse": lost}
-            for (a, b), (w, d, lost) in sorted(store.head_to_head(tournament_id).items())
+        "void_matches": [
+            {
+                "match": m.id,
+                "number": m.number,
+                "bots": [label.get(v, str(v)) for v in m.lineup],
+                "reason": m.error or "",
+            }
+            for m in store.void_match_rows(tournament_id)
         ],
+        "score_order": score_order(t.game),
+        "standings": leaderboard(store, t.game, tournament_id),
+        "head_to_head": headtohead.table_for_tournament(store, tournament_id),
         "forfeits": dict(sorted(forfeits.items())),
     }

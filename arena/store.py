@@ -50,7 +50,7 @@ from arena.models import (
     Tournament,
     now,
 )
-from arena.rating import Skill
+from arena.rating import Skill, inherited
 
 
 class NotOwnerError(ValueError):
@@ -145,6 +145,8 @@ class LeaderRow:
     wins: int = 0
     score_sum: float = 0.0
     forfeits: int = 0
+    #: Of the wins, those where the first place was shared with a rival (a tie).
+    shared_wins: int = 0
 
     @property
     def conservative(self) -> float:
@@ -437,6 +439,20 @@ class Store:
                 s.add(match)
             return tournament.id or 0
 
+    def add_matches(self, tournament_id: int, matches: Sequence[Match]) -> list[Match]:
+        """Append matches to a tournament's schedule in one transaction (a ladder's batch);
+        returns its unrecorded matches, in schedule order, as stored."""
+        with self.write() as s:
+            for match in matches:
+                match.tournament_id = tournament_id
+                s.add(match)
+        return self.matches(tournament_id, recorded=False)
+
+    def tournament_skills(self, tournament_id: int) -> dict[int, Skill]:
+        """Each version's rating after its last rated seat in a tournament (schedule order)."""
+        with self.read() as s:
+            return _last_skills(s, tournament_id)
+
     def tournament(self, tournament_id: int) -> Tournament | None:
         """One tournament by id."""
         with self.read() as s:
@@ -476,7 +492,8 @@ class Store:
 
     # ----- results and ratings ------------------------------------------------
     def skills(self, version_ids: Sequence[int], game: str, rules: int) -> dict[int, Skill]:
-        """Current skills of some versions at a game's rules version (initial when unrated)."""
+        """Current skills of some versions at a game's rules version; an unrated version's
+        is the one its first match starts from (`prior`)."""
         with self.read() as s:
             found = {
                 r.bot_version_id: Skill(r.mu, r.sigma)
@@ -488,7 +505,16 @@ class Store:
                     )
                 ).all()
             }
-        return {v: found.get(v, Skill.initial()) for v in version_ids}
+            for v in version_ids:
+                if v not in found:
+                    found[v] = _prior(s, v, game, rules)
+        return {v: found[v] for v in version_ids}
+
+    def prior(self, version_id: int, game: str, rules: int) -> Skill:
+        """Where an unrated version's rating starts: its bot's newest earlier version rated
+        at this game and rules version, sigma raised (`rating.inherited`); else the initial."""
+        with self.read() as s:
+            return _prior(s, version_id, game, rules)
 
     def record(
         self, record: MatchRecord, rate: Callable[[list[Skill]], list[Skill]] | None = None
@@ -535,7 +561,7 @@ class Store:
             }
             if rate is not None:
                 before = [
-                    Skill(r.mu, r.sigma) if (r := ratings.get(v)) else Skill.initial()
+                    Skill(r.mu, r.sigma) if (r := ratings.get(v)) else _prior(db, v, game, rules)
                     for v in versions
                 ]
                 for seat, old, new in zip(record.seats, before, rate(before), strict=True):
@@ -675,6 +701,7 @@ class Store:
             if found is not None:
                 row.games, row.wins = found["games"], found["wins"]
                 row.score_sum, row.forfeits = found["score_sum"], found["forfeits"]
+                row.shared_wins = found["shared_wins"]
             rows.append(row)
         return sorted(rows, key=lambda r: (-r.conservative, r.bot, r.version))
 
@@ -691,18 +718,14 @@ class Store:
                 col(Rating.wins),
                 col(Rating.score_sum),
                 col(Rating.forfeits),
+                col(Rating.shared_wins),
             )
             .join(BotVersion, col(BotVersion.id) == col(Rating.bot_version_id))
             .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
             .where(col(Rating.game) == game, col(Rating.game_version) == rules)
         )
         with self.read() as s:
-            rows = [
-                LeaderRow(
-                    bot, number, version, mu, sigma, int(games), int(wins), float(score), int(lost)
-                )
-                for bot, number, version, mu, sigma, games, wins, score, lost in s.execute(query)
-            ]
+            rows = [_leader_row(*found) for found in s.execute(query)]
         return sorted(rows, key=lambda r: (-r.conservative, r.bot, r.version))
 
     def seat_statistics(
@@ -728,14 +751,20 @@ class Store:
         ).all()
         return {version: (name, number) for version, name, number in rows}
 
-    def forfeits(self, name: str, limit: int = 10) -> list[tuple[Match, MatchSeat]]:
-        """The most recent forfeits of any version of a bot."""
+    def forfeits(
+        self, name: str, limit: int = 10, suspended: bool = True
+    ) -> list[tuple[Match, MatchSeat]]:
+        """The most recent forfeits of any version of a bot (without `suspended`: only
+        the matches it played, not those skipped because it was suspended)."""
         ids = [v.id for v in self.versions(name=name)]
+        left_out = ("ok",) if suspended else ("ok", "suspended")
         with self.read() as s:
             query = (
                 select(Match, MatchSeat)
                 .join(MatchSeat, col(MatchSeat.match_id) == col(Match.id))
-                .where(col(MatchSeat.bot_version_id).in_(ids), MatchSeat.status != "ok")
+                .where(
+                    col(MatchSeat.bot_version_id).in_(ids), col(MatchSeat.status).not_in(left_out)
+                )
                 .order_by(col(Match.recorded_at).desc(), col(Match.id).desc())
                 .limit(limit)
             )
@@ -794,9 +823,124 @@ class Store:
             rows = s.execute(query).all()
         return {(x, y): [int(w), int(d), int(lost)] for x, y, w, d, lost in rows}
 
+    def void_match_rows(self, tournament_id: int) -> list[Match]:
+        """The recorded matches of a tournament that were voided (platform-error), in
+        schedule order; each with its reason (`Match.error`)."""
+        with self.read() as s:
+            return list(
+                s.exec(
+                    select(Match)
+                    .where(Match.tournament_id == tournament_id, Match.status == "platform-error")
+                    .order_by(col(Match.number))
+                ).all()
+            )
+
+    def forfeit_tournaments(self, version_ids: Sequence[int]) -> dict[tuple[int, int], int]:
+        """(tournament id, bot version) -> that version's seats not `ok` there, for some
+        versions: where a suspension may have happened (`reports.suspensions`)."""
+        with self.read() as s:
+            rows = s.execute(
+                select_columns(
+                    col(Match.tournament_id), col(MatchSeat.bot_version_id), func.count()
+                )
+                .join(Match, col(Match.id) == col(MatchSeat.match_id))
+                .where(
+                    col(MatchSeat.bot_version_id).in_(list(version_ids)),
+                    col(MatchSeat.status) != "ok",
+                    col(Match.tournament_id).is_not(None),
+                )
+                .group_by(col(Match.tournament_id), col(MatchSeat.bot_version_id))
+            ).all()
+        return {(int(t), int(v)): int(n) for t, v, n in rows}
+
+    def version_seats(
+        self, version_id: int, tournament_ids: Sequence[int]
+    ) -> list[tuple[int, int, int, str | None, str, bool]]:
+        """One version's recorded seats in some tournaments, in schedule order: (tournament
+        id, seat id, match id, match status, seat status, whether the match was skipped
+        for a suspension: a seat `suspended`). Plain columns: `seats` loads the few rows
+        worth showing."""
+        other = aliased(MatchSeat)
+        skipped = (
+            select_columns(col(other.id))
+            .where(col(other.match_id) == col(Match.id), col(other.status) == "suspended")
+            .exists()
+        )
+        query = (
+            select_columns(
+                col(Match.tournament_id),
+                col(MatchSeat.id),
+                col(Match.id),
+                col(Match.status),
+                col(MatchSeat.status),
+                skipped,
+            )
+            .join(MatchSeat, col(MatchSeat.match_id) == col(Match.id))
+            .where(
+                col(MatchSeat.bot_version_id) == version_id,
+                col(Match.tournament_id).in_(list(tournament_ids)),
+                col(Match.recorded) == True,  # noqa: E712 - SQL comparison
+            )
+            .order_by(col(Match.tournament_id), col(Match.number), col(MatchSeat.seat))
+        )
+        with self.read() as s:
+            return [
+                (int(t), int(seat), int(match), status, seat_status, bool(gone))
+                for t, seat, match, status, seat_status, gone in s.execute(query).all()
+            ]
+
+    def seats(self, seat_ids: Sequence[int]) -> list[tuple[Match, MatchSeat]]:
+        """Some recorded seats with their matches, in schedule order."""
+        with self.read() as s:
+            query = (
+                select(Match, MatchSeat)
+                .join(MatchSeat, col(MatchSeat.match_id) == col(Match.id))
+                .where(col(MatchSeat.id).in_(list(seat_ids)))
+                .order_by(col(Match.tournament_id), col(Match.number), col(MatchSeat.seat))
+            )
+            return [(m, seat) for m, seat in s.exec(query).all()]
+
+
+def _leader_row(*found: Any) -> LeaderRow:
+    """A leaderboard row from a read of a rating row's columns (see `Store._all_time`)."""
+    bot, number, version, mu, sigma, games, wins, total, lost, shared = found
+    return LeaderRow(
+        bot, number, version, mu, sigma, int(games), int(wins), float(total), int(lost), int(shared)
+    )
+
+
+def _shared() -> Any:
+    """True for a seat whose match has another seat ranked 1 and none ranked 2.
+
+    Ranks are 1 + the rivals ahead (in team games: the teams ahead), so a lone
+    winner, or a lone winning team, leaves a runner-up ranked 2: a first place is
+    shared when another seat is ranked 1 too and none is ranked 2. (Team matches of
+    earlier arenas, ranked by seats, 1 3 1 3, count as shared.) `shared_first` is
+    the same rule for one match in Python.
+    """
+    rival = aliased(MatchSeat)
+    of_match = col(rival.match_id) == col(MatchSeat.match_id)
+    other_first = (
+        select_columns(col(rival.id))
+        .where(of_match, col(rival.rank) == 1, col(rival.seat) != col(MatchSeat.seat))
+        .exists()
+    )
+    runner_up = select_columns(col(rival.id)).where(of_match, col(rival.rank) == 2).exists()
+    return and_(other_first, ~runner_up)
+
+
+def shared_first(ranks: Sequence[int | None]) -> bool:
+    """True when a match's first place is shared: two or more seats ranked 1, none 2.
+
+    >>> shared_first([1, 1, 3]), shared_first([1, 2, 1, 2]), shared_first([1, 2])
+    (True, False, False)
+    """
+    return sum(1 for r in ranks if r == 1) > 1 and 2 not in ranks
+
 
 def _seat_stats() -> Any:
-    """Per bot version: games counted, wins, score sum and forfeits of recorded seats.
+    """Per bot version: games counted, wins (and of them shared firsts), score sum and
+    forfeits of recorded seats.
 
     A seat counts as a game unless its match was void or it has no score; every
     seat not `ok` is a forfeit.
@@ -809,6 +953,9 @@ def _seat_stats() -> Any:
             col(MatchSeat.bot_version_id).label("bot_version_id"),
             func.sum(case((counted, 1), else_=0)).label("games"),
             func.sum(case((and_(counted, col(MatchSeat.rank) == 1), 1), else_=0)).label("wins"),
+            func.sum(case((and_(counted, col(MatchSeat.rank) == 1, _shared()), 1), else_=0)).label(
+                "shared_wins"
+            ),
             func.sum(case((counted, MatchSeat.score), else_=0.0)).label("score_sum"),
             func.sum(case((col(MatchSeat.status) != "ok", 1), else_=0)).label("forfeits"),
         )
@@ -879,7 +1026,7 @@ def _recording() -> _Recording:
 
 
 #: The leaderboard's counters on a rating row (`_seat_stats` counts them afresh).
-_COUNTERS = ("games", "wins", "score_sum", "forfeits")
+_COUNTERS = ("games", "wins", "shared_wins", "score_sum", "forfeits")
 
 
 def _statistics(
@@ -895,10 +1042,11 @@ def _statistics(
 def _totals(row: Any) -> dict[str, Any]:
     """The counters of one row of `_seat_stats` (zeros for none)."""
     if row is None:
-        return {"games": 0, "wins": 0, "score_sum": 0.0, "forfeits": 0}
+        return {"games": 0, "wins": 0, "shared_wins": 0, "score_sum": 0.0, "forfeits": 0}
     return {
         "games": int(row.games or 0),
         "wins": int(row.wins or 0),
+        "shared_wins": int(row.shared_wins or 0),
         "score_sum": float(row.score_sum or 0.0),
         "forfeits": int(row.forfeits or 0),
     }
@@ -907,14 +1055,17 @@ def _totals(row: Any) -> dict[str, Any]:
 def _counters(record: MatchRecord) -> dict[int, dict[str, Any]]:
     """What one match adds to each of its versions' counters, as `_seat_stats` counts it."""
     void = record.status == "platform-error"
+    shared = shared_first([seat.rank for seat in record.seats])
     added: dict[int, dict[str, Any]] = {}
     for seat in record.seats:
         tally = added.setdefault(
-            seat.bot_version_id, {"games": 0, "wins": 0, "score_sum": 0.0, "forfeits": 0}
+            seat.bot_version_id,
+            {"games": 0, "wins": 0, "shared_wins": 0, "score_sum": 0.0, "forfeits": 0},
         )
         if not void and seat.score is not None:
             tally["games"] += 1
             tally["wins"] += seat.rank == 1
+            tally["shared_wins"] += seat.rank == 1 and shared
             tally["score_sum"] += seat.score
         tally["forfeits"] += seat.status != "ok"
     return added
@@ -943,6 +1094,37 @@ def _last_skills(s: Session, tournament_id: int) -> dict[int, Skill]:
     return {
         v: Skill(mu, sigma if sigma is not None else Skill.initial().sigma) for v, mu, sigma in rows
     }
+
+
+@cache
+def _prior_query() -> Any:
+    """The newest earlier version of a version's bot rated at a game and rules version."""
+    rating_t, version_t = Rating.__table__, BotVersion.__table__  # type: ignore[attr-defined]
+    earlier, this = version_t.alias("earlier"), version_t.alias("this")
+    return (
+        select_columns(rating_t.c.mu, rating_t.c.sigma)
+        .select_from(
+            rating_t.join(earlier, earlier.c.id == rating_t.c.bot_version_id).join(
+                this, this.c.bot_id == earlier.c.bot_id
+            )
+        )
+        .where(
+            this.c.id == bindparam("p_version"),
+            earlier.c.number < this.c.number,
+            rating_t.c.game == bindparam("p_game"),
+            rating_t.c.game_version == bindparam("p_rules"),
+        )
+        .order_by(earlier.c.number.desc())
+        .limit(1)
+    )
+
+
+def _prior(db: Session | Connection, version: int, game: str, rules: int) -> Skill:
+    """`Store.prior` in an open session or connection (read once per version, game, rules)."""
+    row = db.execute(
+        _prior_query(), {"p_version": version, "p_game": game, "p_rules": rules}
+    ).first()
+    return inherited(Skill(row.mu, row.sigma)) if row is not None else Skill.initial()
 
 
 def _seat_values(match_id: int, seat: SeatRecord) -> dict[str, Any]:

@@ -132,9 +132,9 @@ def check_counters(store: Store) -> None:
     """StoreError unless the leaderboard's counters equal the seats aggregated afresh."""
     fresh = store.seat_statistics(GAME, 1)
     for row in store.leaderboard(GAME, 1):
-        counted = (row.games, row.wins, row.score_sum, row.forfeits)
+        counted = (row.games, row.wins, row.shared_wins, row.score_sum, row.forfeits)
         found = fresh.get(row.bot_version_id)
-        expected = tuple(found.values()) if found else (0, 0, 0.0, 0)
+        expected = tuple(found.values()) if found else (0, 0, 0, 0.0, 0)
         if counted != expected:
             raise StoreError(f"{row.bot} v{row.version}: counters {counted}, seats {expected}")
 

@@ -123,6 +123,130 @@ def test_bot_submit_is_content_addressed(tmp_path: Path) -> None:
     assert listed[0]["bot"] == "mybot" and listed[0]["versions"] == 2
     (bot / "bot.py").write_text("raise SystemExit(1)\n")
     broken = runner.invoke(app, [*home, "bot", "submit", str(bot)])
-    assert broken.exit_code == 2 and "smoke match" in broken.output
+    assert broken.exit_code == 2 and "failed its check" in broken.output
     shown = json.loads(runner.invoke(app, [*home, "bot", "show", "mybot", "--json"]).stdout)
     assert [v["version"] for v in shown["versions"]] == [1, 2]
+
+
+# ----- issue 14, item 5: reading why a bot lost --------------------------------------
+#: What the crashing bot wrote to stderr: a screen clear and a bidi override among it.
+CRASH_STDERR = "Traceback (most recent call last):\n  boom\x1b[2J\u202e\nValueError: bad card\n"
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home whose database holds one take-that tournament (suspend after 2 forfeits)
+    of alpha against beta, built from store rows: alpha wins alone, then ties for
+    first with beta; a match is void; beta crashes twice in a row (alpha wins both) and
+    is suspended; the last match is skipped for it."""
+    from arena.models import Match, Tournament
+    from arena.rating import Skill
+    from arena.store import MatchRecord, SeatRecord, Store, default_url
+
+    home = tmp_path_factory.mktemp("seeded")
+    store = Store(default_url(home))
+    a = store.add_bot_version("alpha", "a" * 64, "/x", ["x"], ["*"]).id or 0
+    b = store.add_bot_version("beta", "b" * 64, "/y", ["y"], ["*"]).id or 0
+    tournament = Tournament(
+        name="t",
+        game="take-that",
+        game_version=1,
+        format="round-robin",
+        players=2,
+        rounds=1,
+        seed=1,
+        variant={},
+        settings={"suspend_after": 2},
+    )
+    schedule = [Match(number=i, game="take-that", seed=i, lineup=[a, b]) for i in range(6)]
+    tid = store.create_tournament(tournament, schedule)
+
+    def rate(before: list[Skill]) -> list[Skill]:
+        return [Skill(s.mu + 1, s.sigma) for s in before]
+
+    crash = ("crash", "exited with code 1", CRASH_STDERR)
+    for status, seats, error in [
+        ("normal", [(a, 3, 1, "ok"), (b, 1, 2, "ok")], ""),
+        ("normal", [(a, 2, 1, "ok"), (b, 2, 1, "ok")], ""),
+        ("platform-error", [(a, None, None, "ok"), (b, None, None, "ok")], "worker lost twice"),
+        ("forfeit", [(a, 5, 1, "ok"), (b, 0, 2, *crash)], ""),
+        ("forfeit", [(a, 4, 1, "ok"), (b, -1, 2, *crash)], ""),
+        ("forfeit", [(a, None, None, "ok"), (b, None, None, "suspended", "suspended")], ""),
+    ]:
+        match = store.matches(tid, recorded=False)[0]
+        records = [SeatRecord(i, *seat) for i, seat in enumerate(seats)]
+        rated = status == "normal" or (status == "forfeit" and seats[0][1] is not None)
+        store.record(MatchRecord(match.id or 0, status, records, error), rate if rated else None)
+    store.close()
+    return home
+
+
+def test_issue_14_leaderboard_counts_shared_firsts_apart_and_says_which_score_wins(
+    seeded: Path,
+) -> None:
+    home = ["--home", str(seeded)]
+    rows = json.loads(runner.invoke(app, [*home, "leaderboard", "take-that", "--json"]).stdout)
+    assert [(r["bot"], r["games"], r["wins"], r["shared_1st"]) for r in rows] == [
+        ("alpha", 4, 3, 1),
+        ("beta", 4, 0, 1),
+    ]
+    assert {r["score_order"] for r in rows} == {"higher score wins"}
+    table = runner.invoke(app, [*home, "leaderboard", "take-that"])
+    assert table.exit_code == 0, table.output
+    assert "leaderboard (higher score wins)" in table.stdout
+    assert "shared_1st" in table.stdout and "score_order" not in table.stdout
+    # LEYLO: the lowest total wins
+    leylo = runner.invoke(app, [*home, "leaderboard", "leylo"])
+    assert "leaderboard (lower score wins): nothing yet" in leylo.stdout
+
+
+def test_issue_14_tournament_show_lists_void_matches_with_their_reason(seeded: Path) -> None:
+    home = ["--home", str(seeded)]
+    details = json.loads(runner.invoke(app, [*home, "tournament", "show", "1", "--json"]).stdout)
+    assert details["platform_errors"] == 1
+    assert details["void_matches"] == [
+        {"match": 3, "number": 2, "bots": ["alpha v1", "beta v1"], "reason": "worker lost twice"}
+    ]
+    assert details["score_order"] == "higher score wins"
+    assert [(r["bot"], r["wins"], r["shared_1st"]) for r in details["standings"]] == [
+        ("alpha", 3, 1),
+        ("beta", 0, 1),
+    ]
+    table = runner.invoke(app, [*home, "tournament", "show", "1"])
+    assert table.exit_code == 0, table.output
+    assert "void matches" in table.stdout and "worker lost twice" in table.stdout
+    assert "standings (higher score wins)" in table.stdout
+
+
+def test_issue_14_bot_show_says_why_a_bot_was_suspended(seeded: Path) -> None:
+    home = ["--home", str(seeded)]
+    details = json.loads(runner.invoke(app, [*home, "bot", "show", "beta", "--json"]).stdout)
+    [suspension] = details["suspensions"]
+    assert suspension["tournament"] == 1 and suspension["version"] == 1
+    assert suspension["since_match"] == 5  # the second crash in a row
+    assert suspension["rule"] == "2 forfeits in a row (suspend_after = 2)"
+    assert suspension["skipped_matches"] == 1
+    assert [(f["match"], f["game"], f["status"], f["detail"]) for f in suspension["forfeits"]] == [
+        (4, "take-that", "crash", "exited with code 1"),
+        (5, "take-that", "crash", "exited with code 1"),
+    ]
+    assert suspension["forfeits"][0]["stderr_tail"] == CRASH_STDERR  # exact in JSON
+    # recent forfeits: the matches it played, not the one skipped for its suspension
+    assert [f["status"] for f in details["recent_forfeits"]] == ["crash", "crash"]
+    assert (
+        json.loads(runner.invoke(app, [*home, "bot", "show", "alpha", "--json"]).stdout)[
+            "suspensions"
+        ]
+        == []
+    )
+
+    table = runner.invoke(app, [*home, "bot", "show", "beta"])
+    assert table.exit_code == 0, table.output
+    shown = table.stdout
+    assert "suspended from tournament 1 (take-that): version 1, since match 5" in shown
+    assert "after 2 forfeits in a row (suspend_after = 2); matches skipped since: 1" in shown
+    assert "the forfeits that suspended it" in shown and "exited with code 1" in shown
+    # the stderr: escaped, its lines kept, shown once for the matches that wrote it
+    assert "stderr, matches 4, 5:" in shown
+    assert "  boom\\x1b[2J\\u202e\nValueError: bad card" in shown
+    assert "\x1b" not in shown and "\u202e" not in shown

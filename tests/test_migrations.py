@@ -166,7 +166,7 @@ def test_issue_12_a_first_revision_database_with_results_upgrades_and_keeps_ever
 
     said: list[str] = []
     store = Store(url, notify=said.append)
-    assert said == ["upgrading the database from revision 0001 to 0002"]
+    assert said == ["upgrading the database from revision 0001 to 0003"]
     with engine.connect() as connection:
         assert migrations.current(connection) == migrations.head()
         assert old_rows(connection) == before  # every row, every old column, every replay
@@ -195,9 +195,9 @@ def test_issue_12_a_first_revision_database_with_results_upgrades_and_keeps_ever
 
 
 def counters(store: Store, rules: int = 1) -> dict[int, tuple[Any, ...]]:
-    """Each rating's leaderboard counters: (games, wins, score sum, forfeits)."""
+    """Each rating's leaderboard counters: (games, wins, shared wins, score sum, forfeits)."""
     return {
-        r.bot_version_id: (r.games, r.wins, r.score_sum, r.forfeits)
+        r.bot_version_id: (r.games, r.wins, r.shared_wins, r.score_sum, r.forfeits)
         for r in store.ratings("take-that", rules)
     }
 
@@ -233,8 +233,8 @@ def test_issue_12_the_upgrade_counts_forfeits_and_void_matches_into_the_ratings(
     store = Store(url, notify=lambda _line: None)
     fresh = counted_afresh(store)
     assert counters(store) == fresh
-    assert sorted(games for games, _wins, _score, _lost in fresh.values()) == [11, 11]
-    assert sum(lost for _games, _wins, _score, lost in fresh.values()) == 2
+    assert sorted(games for games, _wins, _shared, _score, _lost in fresh.values()) == [11, 11]
+    assert sum(lost for _games, _wins, _shared, _score, lost in fresh.values()) == 2
     by_bot = {row["bot"]: row for row in reports.leaderboard(store, "take-that")}
     assert {row["games"] for row in by_bot.values()} == {11}
 
@@ -252,7 +252,7 @@ def test_issue_12_the_upgrade_counts_forfeits_and_void_matches_into_the_ratings(
     store.record(MatchRecord(match.id or 0, "forfeit", seats), lambda s: s)
     assert counters(store) == counted_afresh(store)
     assert counters(store)[a][:2] == (fresh[a][0] + 1, fresh[a][1] + 1)
-    assert counters(store)[b][3] == fresh[b][3] + 1
+    assert counters(store)[b][4] == fresh[b][4] + 1
     store.close()
     engine.dispose()
 
@@ -278,7 +278,7 @@ def test_a_database_made_before_migrations_is_upgraded_from_none(
         connection.execute(text("DROP TABLE alembic_version"))  # made by create_all at e68b507
     said: list[str] = []
     store = Store(url, notify=said.append)
-    assert said == ["upgrading the database from revision none (made before migrations) to 0002"]
+    assert said == ["upgrading the database from revision none (made before migrations) to 0003"]
     assert reports.leaderboard(store, "take-that") == reports.leaderboard(played, "take-that")
     engine.dispose()
 
@@ -341,10 +341,10 @@ def test_arena_db_current_and_upgrade(played: Store, tmp_path: Path) -> None:
     base = ["--home", str(tmp_path), "--db", url]
     shown = cli.invoke(app, [*base, "db", "current", "--json"])
     assert shown.exit_code == 0, shown.output
-    assert '"revision":"0001"' in shown.stdout and '"newest":"0002"' in shown.stdout
+    assert '"revision":"0001"' in shown.stdout and '"newest":"0003"' in shown.stdout
     upgraded = cli.invoke(app, [*base, "db", "upgrade"])
     assert upgraded.exit_code == 0, upgraded.output
-    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0002"
-    assert "at revision 0002" in upgraded.stdout
+    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0003"
+    assert "at revision 0003" in upgraded.stdout
     again = cli.invoke(app, [*base, "db", "upgrade"])
     assert again.exit_code == 0 and again.stderr == ""

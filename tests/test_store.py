@@ -18,7 +18,7 @@ from arena import reports
 from arena.errors import StoreError
 from arena.models import Match, Tournament
 from arena.rating import Skill
-from arena.store import MatchRecord, SeatRecord, Store, safe_url
+from arena.store import MatchRecord, SeatRecord, Store, safe_url, shared_first
 from tests.databases import BACKENDS, database_url
 
 
@@ -185,6 +185,49 @@ def test_statistics_count_games_wins_forfeits_and_head_to_head_in_sql(store: Sto
     assert details["forfeits"] == {"crash": 1, "timeout": 1}
     assert details["platform_errors"] == 1
     assert details["rules"] == 1
+    # issue 14: the tie for first in the last match is a shared first, not a win
+    standings = {r["bot"]: (r["wins"], r["shared_1st"]) for r in details["standings"]}
+    assert standings == {"alpha": (1, 1), "beta": (1, 1), "gamma": (0, 0)}
+
+
+def test_issue_14_a_first_place_is_shared_only_between_rivals(store: Store) -> None:
+    """Ranks count rivals ahead (in team games: teams), so a lone winner or winning team
+    leaves a runner-up at rank 2; team mates ranked 1 alone did not share their win."""
+    a, b = two_bots(store)
+    lineups = [[a, b, a, b]] * 3 + [[a, b]]
+    schedule = [Match(number=i, game="krumme10", seed=i, lineup=x) for i, x in enumerate(lineups)]
+    tid = store.create_tournament(tournament(), schedule)
+    for ranks in [(1, 2, 1, 2), (1, 1, 1, 1), (2, 1, 2, 1), (1, 1)]:
+        match = store.matches(tid, recorded=False)[0]
+        seats = [SeatRecord(i, [a, b][i % 2], 1.0, r, "ok") for i, r in enumerate(ranks)]
+        store.record(MatchRecord(match.id or 0, "normal", seats))
+    for tournament_id in (tid, None):
+        counted = store.seat_statistics("krumme10", 1, tournament_id)
+        assert {v: (n["wins"], n["shared_wins"]) for v, n in counted.items()} == {
+            a: (5, 3),
+            b: (5, 3),
+        }
+    assert store.seat_statistics("take-that", 1) == {}
+    assert [shared_first(r) for r in [(1, 2, 1, 2), (1, 1, 1, 1), (1, 1)]] == [False, True, True]
+
+
+def test_issue_14_rating_rows_count_shared_first_places(store: Store) -> None:
+    """The all-time leaderboard reads shared firsts from the rating rows, as its other
+    counters: a tie for first is a shared win, not an outright one."""
+    a, b = two_bots(store)
+    schedule = [Match(number=i, game="take-that", seed=i, lineup=[a, b]) for i in range(3)]
+    tid = store.create_tournament(tournament(), schedule)
+    for ranks in [(1, 2), (1, 1), (2, 1)]:
+        match = store.matches(tid, recorded=False)[0]
+        seats = [SeatRecord(i, v, 1.0, r, "ok") for i, (v, r) in enumerate(zip((a, b), ranks))]
+        store.record(MatchRecord(match.id or 0, "normal", seats), lambda before: before)
+    assert counters(store) == {a: (3, 2, 1, 3.0, 0), b: (3, 2, 1, 3.0, 0)}
+    assert counters(store) == counted_afresh(store)
+    board = {
+        row["bot"]: (row["wins"], row["shared_1st"])
+        for row in reports.leaderboard(store, "take-that")
+    }
+    assert board == {"alpha": (1, 1), "beta": (1, 1)}
 
 
 def test_sqlite_uses_wal_and_writers_begin_immediate(tmp_path: Path) -> None:
@@ -233,9 +276,9 @@ def test_urls_are_shown_without_their_password() -> None:
 
 
 def counters(store: Store, game: str = "take-that", rules: int = 1) -> dict[int, tuple[Any, ...]]:
-    """Each rating's leaderboard counters: (games, wins, score sum, forfeits)."""
+    """Each rating's leaderboard counters: (games, wins, shared wins, score sum, forfeits)."""
     return {
-        r.bot_version_id: (r.games, r.wins, r.score_sum, r.forfeits)
+        r.bot_version_id: (r.games, r.wins, r.shared_wins, r.score_sum, r.forfeits)
         for r in store.ratings(game, rules)
     }
 
@@ -270,7 +313,7 @@ def test_issue_12_leaderboard_counters_move_with_each_recorded_match(store: Stor
     record("platform-error", [(a, None, None, "ok"), (b, None, None, "crash")], False)
     assert counters(store) == {}
     record("normal", [(a, 3, 1, "ok"), (b, 1, 3, "ok"), (c, 2, 2, "ok")], True)
-    assert counters(store) == {a: (1, 1, 3, 0), b: (1, 0, 1, 1), c: (1, 0, 2, 0)}
+    assert counters(store) == {a: (1, 1, 0, 3, 0), b: (1, 0, 0, 1, 1), c: (1, 0, 0, 2, 0)}
     record("forfeit", [(a, 5, 1, "ok"), (b, 0, 2, "ok"), (c, -1, 3, "timeout")], True)
 
     def skills() -> dict[int, tuple[Any, ...]]:
@@ -287,11 +330,11 @@ def test_issue_12_leaderboard_counters_move_with_each_recorded_match(store: Stor
     seats = [(a, None, None, "suspended"), (b, None, None, "ok"), (c, None, None, "ok")]
     record("forfeit", seats, False)
     assert skills() == rated_so_far
-    assert counters(store) == {a: (2, 2, 8, 1), b: (2, 0, 1, 1), c: (2, 0, 1, 2)}
+    assert counters(store) == {a: (2, 2, 0, 8, 1), b: (2, 0, 0, 1, 1), c: (2, 0, 0, 1, 2)}
     # alpha seated twice: both seats count
     record("normal", [(a, 4, 1, "ok"), (a, 2, 2, "ok"), (b, 1, 3, "ok")], True)
 
-    assert counters(store) == {a: (4, 3, 14, 1), b: (3, 0, 2, 1), c: (2, 0, 1, 2)}
+    assert counters(store) == {a: (4, 3, 0, 14, 1), b: (3, 0, 0, 2, 1), c: (2, 0, 0, 1, 2)}
     assert counters(store) == {v: n for v, n in counted_afresh(store).items() if v != d}
     assert {v: matches for v, (_mu, _sigma, matches, _at) in skills().items()} == {a: 4, b: 3, c: 2}
     board = reports.leaderboard(store, "take-that")

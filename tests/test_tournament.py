@@ -107,6 +107,17 @@ def test_a_bot_that_keeps_forfeiting_is_suspended(tmp_path: Path) -> None:
     assert "ok" in statuses
     details = reports.tournament_details(store, tid)
     assert details is not None and details["forfeits"] == {"crash": 3, "suspended": 9}
+    # issue 14: `bot show` finds the suspension again, with the forfeits that caused it
+    shown = reports.bot_details(store, "flaky")
+    assert shown is not None
+    [suspension] = shown["suspensions"]
+    assert suspension["rule"] == "3 forfeits in a row (suspend_after = 3)"
+    assert suspension["skipped_matches"] == 9
+    assert [f["status"] for f in suspension["forfeits"]] == ["crash"] * 3
+    assert suspension["since_match"] == suspension["forfeits"][-1]["match"]
+    assert {f["match"] for f in shown["recent_forfeits"]} == {
+        f["match"] for f in suspension["forfeits"]
+    }
 
 
 class VoidsOne:
@@ -146,6 +157,11 @@ def test_issue_12_leaderboard_counters_equal_the_seats_after_forfeits_and_a_void
         lost.shutdown()
     matches = store.matches(tid)
     assert [m.status for m in matches].count("platform-error") == 1
+    details = reports.tournament_details(store, tid)
+    assert details is not None
+    assert [(v["number"], v["reason"]) for v in details["void_matches"]] == [
+        (1, "worker lost twice")
+    ]
     statuses = Counter(s.status for _m, s in store.seat_rows(tournament_id=tid))
     assert statuses["crash"] == 3 and statuses["suspended"] > 0
 
@@ -153,7 +169,7 @@ def test_issue_12_leaderboard_counters_equal_the_seats_after_forfeits_and_a_void
     board = store.leaderboard("take-that", 1)
     assert {r.bot for r in board} == {"random", "flaky", "polite"}
     for row in board:
-        assert (row.games, row.wins, row.score_sum, row.forfeits) == tuple(
+        assert (row.games, row.wins, row.shared_wins, row.score_sum, row.forfeits) == tuple(
             fresh[row.bot_version_id].values()
         )
     by_bot = {row["bot"]: row for row in reports.leaderboard(store, "take-that")}

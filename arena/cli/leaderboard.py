@@ -22,12 +22,18 @@ def leaderboard(
             help="The game's rules version (default: the current one; see `arena games`).",
         ),
     ] = None,
+    latest: Annotated[
+        bool, typer.Option("--latest", help="One row per bot: its newest version.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """Rank, bot, version, mu, sigma, rating (mu - 3 sigma), games, wins, avg score, forfeits.
+    """Rank, bot, version, mu, sigma, rating (mu - 3 sigma), games, wins, shared 1st,
+    avg score, forfeits.
 
-    Ratings are kept per rules version of a game: a rules change starts every bot
-    afresh. The board is the current version's unless --rules-version says otherwise.
+    `wins` counts first places alone, `shared 1st` first places tied with a rival;
+    the title says whether a higher or a lower score wins the game. Ratings are kept
+    per rules version of a game: a rules change starts every bot afresh. The board is
+    the current version's unless --rules-version says otherwise.
     """
     from arena import reports
 
@@ -48,6 +54,10 @@ def leaderboard(
                 f"tournament {tournament} was played under {game} rules v{found.game_version}, "
                 f"not v{rules_version}"
             )
-    rows = reports.leaderboard(store, game, tournament, rules_version)
+    rows = reports.leaderboard(store, game, tournament, rules_version, latest=latest)
+    if as_json:
+        echo_json(rows)
+        return
     rules = rules_version or current
-    echo_json(rows) if as_json else print_rows(rows, f"{game} (rules v{rules}) leaderboard")
+    title = f"{game} (rules v{rules}) leaderboard ({reports.score_order(game)})"
+    print_rows(rows, title, [c for c in rows[0] if c != "score_order"] if rows else None)

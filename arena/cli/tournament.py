@@ -58,7 +58,7 @@ def play(
     )
     try:  # the error line comes after the progress bar's last line
         with Progress(*columns, console=err, transient=False, disable=quiet) as bar:
-            done, total = store.match_counts(tournament_id)
+            done, total = runner.counts(store, tournament_id)  # a ladder's: planned
             task = bar.add_task(
                 f"tournament {tournament_id}", total=total, completed=done, rate=0.0
             )
@@ -105,12 +105,23 @@ def show_summary(store: Store, tournament_id: int, as_json: bool) -> None:
             f"{details['played']}/{details['scheduled']} matches"
         )
     )
-    print_rows(details["standings"], "standings")
-    print_rows(details["head_to_head"], "head to head (matches ranked better/equal/worse)")
+    standings = details["standings"]
+    print_rows(
+        standings,
+        f"standings ({details['score_order']})",
+        [c for c in standings[0] if c != "score_order"] if standings else None,
+    )
+    from arena import headtohead
+
+    print_rows(
+        [headtohead.display(row) for row in details["head_to_head"]],
+        "head to head, pairwise (score rate and Elo, 95 % intervals)",
+    )
     if details["forfeits"]:
         out.print(text("forfeits: ", ", ".join(f"{k} {v}" for k, v in details["forfeits"].items())))
     if details["platform_errors"]:
         out.print(text((f"platform errors (void matches): {details['platform_errors']}", "red")))
+        print_rows(details["void_matches"], "void matches (never rated)")
 
 
 @app.command()
@@ -247,5 +258,6 @@ def list_tournaments(as_json: JsonFlag = False) -> None:
 def show(
     tournament_id: Annotated[int, typer.Argument(help="Tournament id.")], as_json: JsonFlag = False
 ) -> None:
-    """Status, matches played of scheduled, standings, head-to-head, forfeits by reason."""
+    """Status, matches played of scheduled, standings, head-to-head, forfeits by reason,
+    void matches with their reason."""
     show_summary(open_store(), tournament_id, as_json)
