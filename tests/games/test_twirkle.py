@@ -33,6 +33,8 @@ from arena.games.twirkle.game import IDLE_ROUNDS
 from tests.helpers import load_bot_module
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The four unit steps (W8), for the brute-force references below.
+STEPS: tuple[Pos, ...] = ((1, 0), (-1, 0), (0, 1), (0, -1))
 PROTOCOL = ROOT / "protocol" / "games"
 STARS = [f"{c}-star" for c in ("red", "blue", "green", "yellow", "purple", "black")]
 REDS = [f"red-{s}" for s in ("swirl", "star", "pyramid", "clover", "rosette", "crystal")]
@@ -342,31 +344,48 @@ def test_a_card_is_picked_then_placed_and_only_cards_with_a_cell_are_offered() -
 
 
 def w3_reference(game: Twirkle) -> set[tuple[str, int, int]]:
-    """W3 by brute force: every (card, cell) that keeps the layout one valid group and this
-    turn's cards one contiguous line; independent of the referee's masks and frontier."""
-    board = game.board
+    """W3 by brute force on a plain dict of cells: every (card, cell) next to the layout
+    whose row and column through it stay valid lines (the only lines a new card changes;
+    touching a connected layout keeps it one group) and that keeps this turn's cards one
+    contiguous line; independent of the referee's board, masks and frontier."""
+    cells = dict(game.board.cells)
     placed = list(game.placed)
-    xs = [x for x, _ in board.cells]
-    ys = [y for _, y in board.cells]
+
+    def through(at: Pos, step: Pos) -> list[Pos]:
+        line = [at]
+        for sign in (1, -1):
+            x, y = at[0] + sign * step[0], at[1] + sign * step[1]
+            while (x, y) in cells:
+                line.append((x, y))
+                x, y = x + sign * step[0], y + sign * step[1]
+        return line
+
+    def valid(line: list[Pos]) -> bool:
+        kinds = [cells[p] for p in line]
+        if len(kinds) == 1:
+            return True
+        colours, symbols = {k // 6 for k in kinds}, {k % 6 for k in kinds}
+        return len(set(kinds)) == len(kinds) <= 6 and (len(colours) == 1 or len(symbols) == 1)
+
     found = set()
-    for x in range(min(xs) - 1, max(xs) + 2):
-        for y in range(min(ys) - 1, max(ys) + 2):
-            if (x, y) in board.cells or board.degree((x, y)) == 0:
-                continue
-            for kind in set(game.hands[game.current]):
-                trial = Board(cells={**board.cells, (x, y): kind})
-                if not (trial.is_connected() and trial.all_lines_valid()):
+    frontier = {(x + dx, y + dy) for x, y in cells for dx, dy in STEPS} - set(cells)
+    for at in frontier:
+        for kind in set(game.hands[game.current]):
+            cells[at] = kind
+            try:
+                if not (valid(through(at, (1, 0))) and valid(through(at, (0, 1)))):
                     continue
-                cards = [*placed, (x, y)]
+                cards = [*placed, at]
                 if len(cards) > 1:
                     same_row = len({p[1] for p in cards}) == 1
                     same_col = len({p[0] for p in cards}) == 1
                     if not (same_row or same_col):
                         continue
-                    line = trial.run(cards[0], (1, 0) if same_row else (0, 1))
-                    if not set(cards) <= set(line):
+                    if not set(cards) <= set(through(cards[0], (1, 0) if same_row else (0, 1))):
                         continue
-                found.add((NAMES[kind], x, y))
+                found.add((NAMES[kind], *at))
+            finally:
+                del cells[at]
     return found
 
 
