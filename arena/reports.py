@@ -306,3 +306,30 @@ def tournament_details(store: Store, tournament_id: int) -> dict[str, Any] | Non
         "head_to_head": headtohead.table_for_tournament(store, tournament_id),
         "forfeits": dict(sorted(forfeits.items())),
     }
+
+
+def tournament_matches(store: Store, tournament_id: int) -> list[dict[str, Any]] | None:
+    """Every recorded match of a tournament in schedule order: its label (what `arena
+    replay html --match` takes), number, status, and per seat the bot, score and rank;
+    None for an unknown tournament."""
+    if store.tournament(tournament_id) is None:
+        return None
+    names = store.version_names()
+    rows: dict[int, dict[str, Any]] = {}
+    for match, seat in store.seat_rows(tournament_id=tournament_id):
+        row = rows.setdefault(
+            match.id or 0,
+            {
+                "match": f"t{tournament_id}-m{match.number}",
+                "number": match.number,
+                "status": match.status,
+                "bots": [],
+                "scores": [],
+                "ranks": [],
+            },
+        )
+        name, version = names.get(seat.bot_version_id, (str(seat.bot_version_id), 0))
+        row["bots"].append(f"{name} v{version}")
+        row["scores"].append(seat.score)
+        row["ranks"].append(seat.rank)
+    return list(rows.values())

@@ -115,6 +115,26 @@ def test_tournament_show(home: Path, tournament: tuple[int, Result]) -> None:
     assert details["forfeits"] == {"invalid": 2}
 
 
+def test_tournament_show_matches_names_each_match_for_the_viewer(
+    home: Path, tournament: tuple[int, Result], tmp_path: Path
+) -> None:
+    number = str(tournament[0])
+    assert_safe(arena(home, "tournament", "show", number, "--matches"), NAME, "polite")
+    rows = as_json(arena(home, "tournament", "show", number, "--matches", "--json"))
+    details = as_json(arena(home, "tournament", "show", number, "--json"))
+    assert len(rows) == details["played"] and rows[0]["match"] == f"t{number}-m0"
+    assert all(sorted(row["ranks"]) in ([1, 2], [1, 1]) for row in rows)
+    page = tmp_path / "match.html"
+    shown = arena(home, "replay", "html", "--match", rows[-1]["match"], "-o", str(page))
+    assert shown.exit_code == 0, shown.output
+    assert 'id="replay-data"' in page.read_text()
+    missing = arena(home, "tournament", "show", "99", "--matches")
+    assert (
+        missing.exit_code == 2
+        and missing.stderr.strip() == "error: no tournament 99 (see `arena tournament list`)"
+    )
+
+
 def test_leaderboard(home: Path, tournament: tuple[int, Result]) -> None:
     assert_safe(arena(home, "leaderboard", "take-that"), NAME)
     rows = as_json(arena(home, "leaderboard", "take-that", "--json"))

@@ -219,7 +219,10 @@ def test_issue_14_rating_rows_count_shared_first_places(store: Store) -> None:
     tid = store.create_tournament(tournament(), schedule)
     for ranks in [(1, 2), (1, 1), (2, 1)]:
         match = store.matches(tid, recorded=False)[0]
-        seats = [SeatRecord(i, v, 1.0, r, "ok") for i, (v, r) in enumerate(zip((a, b), ranks))]
+        seats = [
+            SeatRecord(i, v, 1.0, r, "ok")
+            for i, (v, r) in enumerate(zip((a, b), ranks, strict=True))
+        ]
         store.record(MatchRecord(match.id or 0, "normal", seats), lambda before: before)
     assert counters(store) == {a: (3, 2, 1, 3.0, 0), b: (3, 2, 1, 3.0, 0)}
     assert counters(store) == counted_afresh(store)

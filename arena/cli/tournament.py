@@ -122,6 +122,8 @@ def show_summary(store: Store, tournament_id: int, as_json: bool) -> None:
     if details["platform_errors"]:
         out.print(text((f"platform errors (void matches): {details['platform_errors']}", "red")))
         print_rows(details["void_matches"], "void matches (never rated)")
+    hint = f"arena tournament show {tournament_id} --matches"
+    out.print(text((f"every match, for `arena replay html --match ID`: {hint}", "dim")))
 
 
 @app.command()
@@ -256,8 +258,30 @@ def list_tournaments(as_json: JsonFlag = False) -> None:
 @app.command()
 @reports_errors
 def show(
-    tournament_id: Annotated[int, typer.Argument(help="Tournament id.")], as_json: JsonFlag = False
+    tournament_id: Annotated[int, typer.Argument(help="Tournament id.")],
+    as_json: JsonFlag = False,
+    matches: Annotated[
+        bool,
+        typer.Option(
+            "--matches",
+            help="List every recorded match instead (its id for `arena replay html --match`).",
+        ),
+    ] = False,
 ) -> None:
     """Status, matches played of scheduled, standings, head-to-head, forfeits by reason,
-    void matches with their reason."""
-    show_summary(open_store(), tournament_id, as_json)
+    void matches with their reason; with --matches every recorded match."""
+    if not matches:
+        show_summary(open_store(), tournament_id, as_json)
+        return
+    from arena import reports
+
+    rows = reports.tournament_matches(open_store(), tournament_id)
+    if rows is None:
+        raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
+    if as_json:
+        echo_json(rows)
+        return
+    print_rows(rows, f"tournament {tournament_id}: recorded matches")
+    if rows:
+        hint = f"arena replay html --match {rows[0]['match']} -o match.html"
+        out.print(text((f"a match as a card table in a browser: {hint}", "dim")))
