@@ -123,6 +123,9 @@ def show(name: Annotated[str, typer.Argument(help="Bot name.")], as_json: JsonFl
         _print_stderr(found["forfeits"])
     print_rows(_without_stderr(details["recent_forfeits"]), "recent forfeits")
     _print_stderr(details["recent_forfeits"][:3])
+    if details["recent_forfeits"]:
+        hint = f"arena replay html --match {details['recent_forfeits'][0]['match']} -o match.html"
+        out.print(text((f"a match as a card table in a browser: {hint}", "dim")))
 
 
 def _without_stderr(forfeits: list[dict[str, Any]]) -> list[dict[str, Any]]:
