@@ -114,7 +114,7 @@ def wait_for(condition: Callable[[], bool], seconds: float = 120) -> None:
 def test_ctrl_c_stops_a_tournament_marks_it_interrupted_and_resume_finishes(
     tmp_path: Path,
 ) -> None:
-    command = ["tournament", "run", "--game", "take-that", "--rounds", "12", "--workers", "2"]
+    command = ["tournament", "run", "--game", "take-that", "--rounds", "6", "--workers", "2"]
     command += ["--bots", "random,first-legal,take-that-heuristic", "--fresh-processes"]
     process = subprocess.Popen(
         ARENA + command,
