@@ -4,7 +4,9 @@ The folder is read as a submission reads it (`arena.registry.snapshot`), copied,
 built by its own build step in its sandbox, and played as arena plays it: an
 ordinary match (default timeouts and limits, a fresh match id, a random seat)
 against bundled `random` bots, in every game it declares, at every player count
-the game allows. Full matches reach the end-game. Per game the report says whether
+the game allows, and once more per game at its most players with every variant option
+at its most (`fullest_variant`: e.g. Krumme10's teams, long and showdown, ten Take
+That rounds). Full matches reach the end-game. Per game the report says whether
 the bot passed and, from what the match runner records anyway:
 
 - the first forfeit: its reason, the exact line the bot printed (for an invalid or
@@ -56,13 +58,16 @@ class Plan:
     #: "all": every player count the game allows; "ends": the fewest and the most;
     #: "fewest": the fewest only.
     counts: Literal["all", "ends", "fewest"] = "all"
+    #: One more match per game, at its most players, with every variant option at its
+    #: most (`fullest_variant`): the longest matches and the rules a default one skips.
+    variants: bool = True
 
 
 #: What `arena bot check` plays by default.
 FULL = Plan()
 #: What `arena bot submit` plays: one match per game at its fewest players (a submission
 #: must stay cheap; `arena bot check` before it plays every player count).
-SUBMISSION = Plan(matches=1, counts="fewest")
+SUBMISSION = Plan(matches=1, counts="fewest", variants=False)
 
 
 @dataclass
@@ -87,6 +92,8 @@ class GameCheck:
     game: str
     passed: bool
     player_counts: list[int]
+    #: The variant of the extra match (`Plan.variants`), when the game has options.
+    variant: dict[str, Any] = field(default_factory=dict)
     matches: int = 0
     decisions: int = 0
     decision_p50_ms: float | None = None
@@ -179,8 +186,32 @@ def _percentile(values: list[float], share: float) -> float:
     return round(values[index], 3)
 
 
+def fullest_variant(game: str) -> dict[str, Any]:
+    """Every variant option of a game at its most: switches on, numbers at their maximum,
+    the last of a list of choices ({} for a game without options).
+
+    >>> fullest_variant("krumme10")["long"], fullest_variant("leylo"), fullest_variant("twirkle")
+    (True, {'rounds': 5}, {})
+    """
+    chosen: dict[str, Any] = {}
+    for option in load_game(game).spec.variants:
+        if isinstance(option.default, bool):
+            chosen[option.name] = True
+        elif option.choices:
+            chosen[option.name] = option.choices[-1]
+        elif option.maximum is not None:
+            chosen[option.name] = option.maximum
+    return chosen
+
+
 def match_spec(
-    game: str, players: int, bot: BotRef, other: BotRef, rng: random.Random, secret: bytes | None
+    game: str,
+    players: int,
+    bot: BotRef,
+    other: BotRef,
+    rng: random.Random,
+    secret: bytes | None,
+    variant: dict[str, Any] | None = None,
 ) -> tuple[MatchSpec, int]:
     """An ordinary match (as `arena play` makes one) with the bot in a random seat."""
     seat = rng.randrange(players)
@@ -189,7 +220,8 @@ def match_spec(
     seed = rng.randrange(2**31)
     match_id = f"{game}-{seed}"
     keys = None if secret is None else seeds.derive(secret, seed, match_id, players)
-    return MatchSpec(match_id, game, seed, tuple(seats), keys=keys), seat
+    spec = MatchSpec(match_id, game, seed, tuple(seats), dict(variant or {}), keys=keys)
+    return spec, seat
 
 
 def _record(
@@ -238,21 +270,26 @@ def check_game(
 ) -> GameCheck:
     """Play the plan's matches of one game and report them."""
     counts = _counts(game, plan)
-    report = GameCheck(game=game, passed=False, player_counts=counts)
+    variant = fullest_variant(game) if plan.variants else {}
+    report = GameCheck(game=game, passed=False, player_counts=counts, variant=variant)
     times: list[float] = []
-    for players in counts:
-        for _match in range(plan.matches):
-            spec, seat = match_spec(game, players, bot, other, rng, secret)
-            report.deadline_ms = int(spec.decision_timeout * 1000)
-            report.startup_timeout_ms = int(spec.startup_timeout * 1000)
-            report.memory_limit_bytes = spec.limits.memory_bytes
-            watch = _Watch(Path(bot.folder))
-            try:
-                result = run_match(spec, watch)
-            finally:
-                watch.close()
-            _record(report, result, spec, seat, watch)
-            times += _times(result, seat)
+    matches: list[tuple[int, dict[str, Any]]] = [
+        (players, {}) for players in counts for _match in range(plan.matches)
+    ]
+    if variant:
+        matches.append((max(counts), variant))
+    for players, rules in matches:
+        spec, seat = match_spec(game, players, bot, other, rng, secret, rules)
+        report.deadline_ms = int(spec.decision_timeout * 1000)
+        report.startup_timeout_ms = int(spec.startup_timeout * 1000)
+        report.memory_limit_bytes = spec.limits.memory_bytes
+        watch = _Watch(Path(bot.folder))
+        try:
+            result = run_match(spec, watch)
+        finally:
+            watch.close()
+        _record(report, result, spec, seat, watch)
+        times += _times(result, seat)
     times.sort()
     if times:
         report.decision_p50_ms = _percentile(times, 0.5)

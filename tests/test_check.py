@@ -57,7 +57,8 @@ def test_a_java_bot_is_built_checked_and_not_built_again(
     folder = tmp_path / "bots" / "java"
     shutil.copytree(JAVA, folder)
     sha = registry.snapshot(folder).sha256
-    report = check.check_built(load_manifest(folder), check.Plan(counts="ends"), seed=7)
+    plan = check.Plan(counts="ends", variants=False)
+    report = check.check_built(load_manifest(folder), plan, seed=7)
     assert report.passed, check.details(report)
     assert report.build_seconds is not None and (folder / "Bot.class").is_file()
     assert json.loads(build_stamp(folder).read_text())["outputs"] == [["Bot.class"]]
@@ -132,7 +133,9 @@ def test_a_passing_bot_exits_0_with_a_json_report(tmp_path: Path) -> None:
     report = json.loads(result.stdout)
     assert report["passed"] and report["seed"] == 3 and report["error"] == ""
     (game,) = report["games"]
-    assert game["passed"] and game["player_counts"] == [2, 3, 4] and game["matches"] == 3
+    assert game["passed"] and game["player_counts"] == [2, 3, 4]
+    # one match per player count, and one at 4 players with every variant option at its most
+    assert game["matches"] == 4 and game["variant"] == {"rounds": 10, "pro": True}
     assert game["forfeit"] is None and game["decisions"] > 0
     for key in ("decision_p50_ms", "decision_p99_ms", "decision_max_ms", "startup_ms"):
         assert 0 <= game[key] < 10_000, key

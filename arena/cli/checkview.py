@@ -72,6 +72,10 @@ def show(report: CheckReport) -> None:
     for game in report.games:
         result = ("pass", "green") if game.passed else ("FAIL", "bold red")
         counts = ",".join(str(n) for n in game.player_counts)
+        if game.variant:  # the extra match at the most players, every variant option on
+            counts += f" +{max(game.player_counts)} " + ",".join(
+                f"{k}={v}".replace("=True", "") for k, v in game.variant.items()
+            )
         cells = [
             _ms(game.decision_p50_ms),
             _ms(game.decision_p99_ms),
