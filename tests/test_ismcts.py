@@ -421,3 +421,18 @@ def test_leylo_draws_as_the_heuristic_does() -> None:
                 joint[seat] = walk.choice(legal)  # off the greedy path now and then
         game.apply_joint(joint)
     assert compared == 40
+
+
+def test_the_take_that_anchor_is_the_heuristic_bot_itself() -> None:
+    """A bot folder must hold all it runs, so the ISMCTS bot carries a copy of the Take That
+    heuristic bot to anchor its root on; the copy must not drift from the bot it copies."""
+    copy = (BOT / "take_that_heuristic.py").read_bytes()
+    assert copy == (ROOT / "bots" / "take-that-heuristic" / "bot.py").read_bytes()
+    game = load_game("take-that").new(2, 3)
+    game.playout(random.Random(1), limit=9)
+    seat = game.to_move()[0]
+    observation, legal = game.observe(seat), game.legal(seat)
+    heuristic = load_bot_module("take-that-heuristic")
+    knowledge = sys.modules["game_knowledge"]  # loaded with the bot, from its folder
+    mine = knowledge.take_that_anchor(observation, legal, random.Random(5), {})
+    assert mine == heuristic.choose(observation, legal, random.Random(5), {})

@@ -40,6 +40,10 @@ Decision = dict[str, Any]
 Key = tuple[tuple[str, Any], ...]
 #: A seat's policy inside playouts: (state, seat, legal, rng) -> one of legal.
 Policy = Callable[[Any, int, list[Decision], random.Random], Decision]
+#: A bot's own policy at the root: (observation, legal, rng, variant) -> one of legal.
+RootPolicy = Callable[
+    [Mapping[str, Any], list[Decision], random.Random, Mapping[str, Any]], Decision
+]
 
 ROOT_SEAT = -1
 #: In a finished game the margin only breaks ties between equal ranks.
@@ -79,6 +83,9 @@ class Profile:
     #: Keep the playout policy's own root decision unless the search clearly beats it
     #: (for games where a search gets few samples and the policy is good).
     anchor: bool = False
+    #: The decision to anchor on, from the root observation: (observation, legal, rng,
+    #: variant) -> one of legal (None: the playout policy's on one sample).
+    root_policy: RootPolicy | None = None
     #: A score margin worth about three quarters of the margin part of a reward.
     margin_scale: float = 10.0
     #: The weight of the score margin in the reward of a cut-off playout (the rest is the
@@ -214,9 +221,10 @@ def search(
 def root_decisions(
     problem: Problem, profile: Profile, rng: random.Random
 ) -> tuple[dict[Key, Decision], Key | None]:
-    """The offered decisions worth searching, by key, and the policy's own pick when the
-    profile anchors on it. Both are read from one sample of the position, so they may
-    only use what the seat sees."""
+    """The offered decisions worth searching, by key, and the decision to anchor on when
+    the profile anchors: its root policy's (from the observation) or else its playout
+    policy's. Candidates and the playout policy's pick are read from one sample of the
+    position, so they may only use what the seat sees."""
     arms: dict[Key, Decision] = {}
     for decision in problem.legal:
         arms.setdefault(decision_key(decision), decision)
@@ -227,10 +235,13 @@ def root_decisions(
         wanted = {decision_key(d) for d in profile.candidates(sample, problem.seat, problem.legal)}
         arms = {key: d for key, d in arms.items() if key in wanted} or arms
     anchor = None
-    if profile.anchor and profile.policy is not None:
+    if profile.anchor and profile.root_policy is not None:
+        chosen = profile.root_policy(problem.observation, problem.legal, rng, problem.variant)
+        anchor = decision_key(chosen)
+    elif profile.anchor and profile.policy is not None:
         anchor = decision_key(profile.policy(sample, problem.seat, problem.legal, rng))
-        if anchor not in arms:
-            arms[anchor] = next(d for d in problem.legal if decision_key(d) == anchor)
+    if anchor is not None and anchor not in arms:
+        arms[anchor] = next(d for d in problem.legal if decision_key(d) == anchor)
     return arms, anchor
 
 
