@@ -792,37 +792,6 @@ class Store:
                 ).scalar_one()
             )
 
-    def head_to_head(self, tournament_id: int) -> dict[tuple[int, int], list[int]]:
-        """(version a, version b) -> [matches where a ranked better, equal, worse]."""
-        a, b = aliased(MatchSeat), aliased(MatchSeat)
-        query = (
-            select_columns(
-                col(a.bot_version_id),
-                col(b.bot_version_id),
-                func.sum(case((col(a.rank) < col(b.rank), 1), else_=0)),
-                func.sum(case((col(a.rank) == col(b.rank), 1), else_=0)),
-                func.sum(case((col(a.rank) > col(b.rank), 1), else_=0)),
-            )
-            .join(
-                b,
-                and_(
-                    col(b.match_id) == col(a.match_id),
-                    col(b.bot_version_id) != col(a.bot_version_id),
-                ),
-            )
-            .join(Match, col(Match.id) == col(a.match_id))
-            .where(
-                col(Match.tournament_id) == tournament_id,
-                func.coalesce(Match.status, "") != "platform-error",
-                col(a.rank).is_not(None),
-                col(b.rank).is_not(None),
-            )
-            .group_by(col(a.bot_version_id), col(b.bot_version_id))
-        )
-        with self.read() as s:
-            rows = s.execute(query).all()
-        return {(x, y): [int(w), int(d), int(lost)] for x, y, w, d, lost in rows}
-
     def void_match_rows(self, tournament_id: int) -> list[Match]:
         """The recorded matches of a tournament that were voided (platform-error), in
         schedule order; each with its reason (`Match.error`)."""

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from sqlalchemy import inspect, text
 
-from arena import reports
+from arena import headtohead, reports
 from arena.errors import StoreError
 from arena.models import Match, Tournament
 from arena.rating import Skill
@@ -178,8 +178,9 @@ def test_statistics_count_games_wins_forfeits_and_head_to_head_in_sql(store: Sto
     assert (board["alpha"].games, board["alpha"].wins, board["alpha"].score_sum) == (3, 2, 6)
     assert (board["gamma"].games, board["gamma"].forfeits) == (2, 2)  # no score: no game
     assert board["beta"].mu == 25 + 3  # its rating after its last rated match
-    assert store.head_to_head(tid)[(a, b)] == [1, 1, 1]
-    assert store.head_to_head(tid)[(c, a)] == [0, 0, 3]
+    pairs = {(r["bot"], r["opponent"]): r for r in headtohead.table_for_tournament(store, tid)}
+    assert [pairs["alpha v1", "beta v1"][k] for k in ("wins", "draws", "losses")] == [1, 1, 1]
+    assert [pairs["alpha v1", "gamma v1"][k] for k in ("wins", "draws", "losses")] == [3, 0, 0]
     details = reports.tournament_details(store, tid)
     assert details is not None
     assert details["forfeits"] == {"crash": 1, "timeout": 1}
