@@ -298,6 +298,14 @@ class Game(ABC):
     chance: Chance
     #: Every applied decision as (seat, decision), in order.
     history: list[tuple[int, Decision]] = field(default_factory=list)
+    #: The legal lists `legal` handed out for the current state, by seat. `apply_joint`
+    #: checks a decision against them instead of asking `_legal` again (the runner
+    #: always asks `legal` first), and every public call that changes the state empties
+    #: them. Hooks (`_apply_joint`, `_legal`) never touch them: a search that drives a
+    #: state through the hooks must keep to the hooks.
+    _offered: dict[int, list[Decision]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         """Validate the player count and variant, then let the game set itself up."""
@@ -332,6 +340,7 @@ class Game(ABC):
         state.variant = cls.spec.resolve_variant(variant)
         state.chance = Chance.simulation(seed)
         state.history = []
+        state._offered = {}
         return state
 
     # ----- search support: clone, determinize, hidden places ------------
@@ -346,6 +355,7 @@ class Game(ABC):
         twin.__dict__.update(self.__dict__)  # immutable values are shared ...
         twin.chance = self.chance.clone() if seed is None else Chance.simulation(seed)
         twin.history = list(self.history)
+        twin._offered = {}
         self._copy_state(twin)  # ... and the game copies its mutable ones
         return twin
 
@@ -358,6 +368,7 @@ class Game(ABC):
         again. A game may override `_playout` with a faster loop that must make the
         very same choices from the same `rng` (the conformance kit checks it).
         """
+        self._offered = {}
         return self._playout(rng, self.spec.max_decisions if limit is None else limit)
 
     def _playout(self, rng: random.Random, limit: int) -> int:
@@ -414,11 +425,19 @@ class Game(ABC):
         return [] if self.is_over() else self._to_move()
 
     def legal(self, seat: int) -> list[Decision]:
-        """The decisions open to `seat` now (empty when it is not asked)."""
+        """The decisions open to `seat` now (empty when it is not asked).
+
+        The list is the referee's own, kept until the state changes: read it, do not
+        change it. Asking again in the same state returns it without recomputing.
+        """
         self._check_seat(seat)
+        offered = self._offered.get(seat)
+        if offered is not None:
+            return offered
         if seat not in self.to_move():
             return []
-        return self._legal(seat)
+        offered = self._offered[seat] = self._legal(seat)
+        return offered
 
     def observe(self, seat: int) -> dict[str, Any]:
         """Everything `seat` may know now, and nothing more, as JSON."""
@@ -433,18 +452,29 @@ class Game(ABC):
         """Apply the decisions of several seats asked at the same time.
 
         Each decision is checked against the legal list of the state in which it
-        was offered (the current one); then `_apply_joint` applies them.
+        was offered (the current one): the list `legal` handed out, else a fresh one.
+        A decision that is an element of the handed-out list (what the runner passes)
+        is found by identity, so the referee never builds the same list twice. Then
+        `_apply_joint` applies them.
         """
         asked = self.to_move()
         for seat, decision in decisions.items():
             self._check_seat(seat)
             if seat not in asked:
                 raise IllegalDecision(f"seat {seat} is not to move")
-            if decision not in self._legal(seat):
+            if not self._is_offered(seat, decision):
                 raise IllegalDecision(f"seat {seat} may not {decision!r} now")
         ordered = {seat: decisions[seat] for seat in asked if seat in decisions}
+        self._offered = {}
         self._apply_joint(ordered)
         self.history.extend(ordered.items())
+
+    def _is_offered(self, seat: int, decision: Decision) -> bool:
+        """True when `decision` is in `seat`'s legal list now (by identity first, then ==)."""
+        offered = self._offered.get(seat)
+        if offered is None:
+            return decision in self._legal(seat)
+        return any(candidate is decision for candidate in offered) or decision in offered
 
     def is_over(self) -> bool:
         """True once the game has ended."""

@@ -12,6 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from arena.games import Game, all_games
+from arena.games.base import IllegalDecision
 from arena.testing import check_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,3 +119,44 @@ def test_schemas_describe_every_field_for_bot_authors(game: type[Game]) -> None:
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
         Draft202012Validator.check_schema(schema)
         assert undescribed_fields(schema) == [], path.name
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
+def test_the_runner_path_builds_each_legal_list_once(game: type[Game]) -> None:
+    """`legal` then `apply_joint` of one of its elements asks `_legal` once per seat and state."""
+    calls: list[int] = []
+
+    class Counted(game):  # type: ignore[valid-type, misc]
+        def _legal(self, seat: int) -> list[Any]:
+            calls.append(seat)
+            return super()._legal(seat)
+
+    state = Counted.new(game.spec.max_players, 7)
+    rng = random.Random(7)
+    asked = 0
+    while not state.is_over():
+        seats = state.to_move()
+        choices = {seat: rng.choice(state.legal(seat)) for seat in seats}
+        assert all(state.legal(seat) is state.legal(seat) for seat in seats), "kept, not rebuilt"
+        state.apply_joint(choices)
+        asked += len(seats)
+    assert len(calls) == asked
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
+def test_apply_joint_still_checks_copies_and_strangers(game: type[Game]) -> None:
+    """An equal copy of an offered decision is accepted; anything else is refused, and a
+    changed state never answers from the previous state's list."""
+    state = game.new(game.spec.min_players, 3)
+    seat = state.to_move()[0]
+    offered = state.legal(seat)
+    stranger = {"action": "no such decision"}
+    with pytest.raises(IllegalDecision):
+        state.apply_joint({seat: stranger})
+    copies = {s: json.loads(json.dumps(state.legal(s)[0])) for s in state.to_move()}
+    state.apply_joint(copies)
+    fresh = game.new(game.spec.min_players, 3)
+    fresh.apply_joint({s: fresh.legal(s)[0] for s in fresh.to_move()})
+    for s in range(state.players):
+        assert state.legal(s) == fresh.legal(s), "the kept list was dropped with the state"
+    assert offered is not state.legal(seat) or state.is_over()
