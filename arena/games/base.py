@@ -453,8 +453,8 @@ class Game(ABC):
 
         Each decision is checked against the legal list of the state in which it
         was offered (the current one): the list `legal` handed out, else a fresh one.
-        A decision that is an element of the handed-out list (what the runner passes)
-        is found by identity, so the referee never builds the same list twice. Then
+        So the runner, which passes elements of that list, never makes the referee
+        build the same list twice. Then
         `_apply_joint` applies them.
         """
         asked = self.to_move()
@@ -470,11 +470,13 @@ class Game(ABC):
         self.history.extend(ordered.items())
 
     def _is_offered(self, seat: int, decision: Decision) -> bool:
-        """True when `decision` is in `seat`'s legal list now (by identity first, then ==)."""
+        """True when `decision` is in `seat`'s legal list now.
+
+        ``in`` tests identity before ``==`` for each element, so the runner's decision
+        (an element of the kept list) costs pointer comparisons only.
+        """
         offered = self._offered.get(seat)
-        if offered is None:
-            return decision in self._legal(seat)
-        return any(candidate is decision for candidate in offered) or decision in offered
+        return decision in (self._legal(seat) if offered is None else offered)
 
     def is_over(self) -> bool:
         """True once the game has ended."""
