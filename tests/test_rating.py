@@ -15,9 +15,13 @@ draw probability 10 %), which are those of the `take-that` environment.
 
 from __future__ import annotations
 
-import pytest
+import random
 
-from arena.rating import Skill, rate
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.rating import Skill, rate, rate_reference
 
 GAME = "take-that"  # draw probability 0.10, the package default
 NEW = Skill.initial()
@@ -119,3 +123,57 @@ def test_team_ranks_by_team_or_by_seat_rate_identically(
     assert rate("krumme10", skills, seat_counted, teams) == rate(
         "krumme10", skills, team_numbered, teams
     )
+
+
+# ----- the fast port against the trueskill package itself ----------------------------
+GAMES = ["take-that", "leylo", "twirkle", "krumme10"]
+
+
+@st.composite
+def matches(draw: st.DrawFn) -> tuple[str, list[Skill], list[int], list[int] | None]:
+    """A game, 2-6 seats of any plausible skill, ranks with ties, sometimes teams."""
+    game = draw(st.sampled_from(GAMES))
+    players = draw(st.integers(2, 6))
+    skills = [Skill(draw(st.floats(-20, 70)), draw(st.floats(0.5, 9.0))) for _ in range(players)]
+    ranks = [draw(st.integers(1, players)) for _ in range(players)]
+    teams = None
+    if players >= 4 and draw(st.booleans()):
+        teams = [draw(st.integers(0, players // 2)) for _ in range(players)]
+        if len(set(teams)) < 2:
+            teams = None
+    return game, skills, ranks, teams
+
+
+@settings(max_examples=400, deadline=None)
+@given(matches())
+def test_rate_gives_the_very_floats_of_the_trueskill_package(
+    match: tuple[str, list[Skill], list[int], list[int] | None],
+) -> None:
+    """`rate` repeats trueskill's arithmetic without its objects: equal to the last bit,
+    or the same error where trueskill's floats give up (ratings far apart)."""
+    game, skills, ranks, teams = match
+    try:
+        expected: list[Skill] | str = rate_reference(game, skills, ranks, teams)
+    except FloatingPointError as error:
+        expected = str(error)
+    try:
+        got: list[Skill] | str = rate(game, skills, ranks, teams)
+    except FloatingPointError as error:
+        got = str(error)
+    assert got == expected
+
+
+def test_a_long_chain_of_matches_rates_exactly_as_the_package() -> None:
+    """Ratings fed back match after match (as a tournament does) never drift apart."""
+    chooser = random.Random(7)
+    fast = {b: Skill.initial() for b in range(8)}
+    slow = dict(fast)
+    for _ in range(300):
+        players = chooser.randint(2, 6)
+        seated = chooser.sample(range(8), players)
+        ranks = [chooser.randint(1, players) for _ in seated]
+        new_fast = rate("krumme10", [fast[b] for b in seated], ranks)
+        new_slow = rate_reference("krumme10", [slow[b] for b in seated], ranks)
+        for b, f, s in zip(seated, new_fast, new_slow, strict=True):
+            fast[b], slow[b] = f, s
+    assert fast == slow
