@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -215,6 +216,39 @@ def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None
         seat.forfeit(SeatStatus(error.reason), f"at start: {error}", pool)
 
 
+def _start_seats(spec: MatchSpec, seats: list[_Seat], game: Game, pool: BotPool) -> None:
+    """Start every seat at once: a match waits for its slowest bot, not for the sum of them.
+
+    Each seat runs `_seat_start` in a thread of its own (the first in this one), so all
+    the processes are launched together and their start/ready handshakes are awaited
+    together, each before its own deadline; a seat that fails is forfeited there, with
+    the same reason and detail as when seats started one after another. A failure of
+    arena (a sandbox that cannot be set up) is raised once every seat has settled, the
+    first in seat order, so that the match is void and no seat is left half-started.
+    """
+    failures: list[BaseException | None] = [None] * len(seats)
+
+    def start(seat: _Seat) -> None:
+        try:
+            _seat_start(spec, seat, game, pool)
+        except BaseException as error:  # raised below, in this thread
+            failures[seat.index] = error
+
+    threads = [
+        threading.Thread(target=start, args=(seat,), name=f"arena-seat-{seat.index}")
+        for seat in seats[1:]
+    ]
+    for thread in threads:
+        thread.start()
+    if seats:
+        start(seats[0])
+    for thread in threads:
+        thread.join()
+    for failure in failures:
+        if failure is not None:
+            raise failure
+
+
 def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> tuple[Decision, float, str]:
     """One decision from the seat's bot, or from its fallback once it is forfeited."""
     legal = game.legal(seat.index)
@@ -317,8 +351,7 @@ def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
     )
     events: list[dict[str, Any]] = []
     try:
-        for seat in seats:
-            _seat_start(spec, seat, game, pool)
+        _start_seats(spec, seats, game, pool)
         events = [
             {"forfeit": s.index, "reason": str(s.status), "detail": s.detail}
             for s in seats

@@ -66,15 +66,23 @@ def descendants() -> set[int]:
 
 
 def processes_of(wanted: list[int]) -> list[int]:
-    """Processes running as any of these uids."""
+    """Live processes running as any of these uids.
+
+    Zombies are left out: they run nothing and hold nothing but a pid. Arena reaps
+    its own (`descendants` sees any it leaves); the sandbox inits of a Dask worker
+    killed by a test are adopted by this machine's PID 1, which reaps them when it will.
+    """
     pids = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                if entry.stat().st_uid in wanted:
-                    pids.append(int(entry.name))
+                if entry.stat().st_uid not in wanted:
+                    continue
+                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
             except OSError:
                 continue
+            if state != "Z":
+                pids.append(int(entry.name))
     return pids
 
 

@@ -22,7 +22,7 @@ from arena.cli import app
 from arena.match import MatchStatus, SeatStatus, run_match
 from arena.players import process as bot_process
 from arena.players.pool import BotPool
-from arena.players.process import BotProcess, BotProtocolError, BotTimeout
+from arena.players.process import BotCrashed, BotProcess, BotProtocolError, BotTimeout
 from arena.sandbox import MIB, Limits, Protections, SandboxError, uids
 from arena.sandbox.limits import from_settings
 from arena.store import Store
@@ -187,6 +187,23 @@ def test_a_bot_that_never_reads_cannot_block_a_write() -> None:
         with pytest.raises(BotTimeout, match="did not read"):
             bot.send({"type": "x", "pad": "y" * 4 * MIB}, began + 0.3)
         assert time.monotonic() - began < 2
+    finally:
+        bot.close(grace=0)
+
+
+def test_what_a_fresh_bot_wrote_before_its_first_match_stays_in_its_stderr(
+    tmp_path: Path,
+) -> None:
+    """A bot that fails at start-up (a traceback, then exit) has that in its stderr tail,
+    however fast it died: only a reused process's output between matches is dropped."""
+    script = "echo 'no luck: ImportError' >&2; exit 3"
+    bot = BotProcess("crash", ["/bin/sh", "-c", script], tmp_path, Limits())
+    bot.spawn()
+    try:
+        assert bot.sandbox is not None and bot.sandbox.wait(10) is not None  # already dead
+        with pytest.raises(BotCrashed):
+            bot.start_match(start_message(), time.monotonic() + 5)
+        assert "no luck: ImportError" in bot.stderr_tail()
     finally:
         bot.close(grace=0)
 

@@ -16,6 +16,7 @@ read-only), so a new process starts knowing nothing.
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 from pathlib import Path
 
@@ -34,6 +35,9 @@ class BotPool:
         """With `reuse` False every match gets fresh processes (`--fresh-processes`)."""
         self.reuse = reuse
         self._idle: dict[tuple[object, ...], list[BotProcess]] = defaultdict(list)
+        # The seats of a match acquire from their own threads (arena.match): no two may
+        # take the same idle process. Not `_lock`, which subclasses use for their own.
+        self._idle_lock = threading.Lock()
 
     @staticmethod
     def _key(argv: tuple[str, ...], folder: Path, limits: Limits) -> tuple[object, ...]:
@@ -52,15 +56,9 @@ class BotPool:
         BotCrashed if a new one cannot start. `deal` (None: a one-off deal) is then
         remembered by the process, so that it is never given that deal again.
         """
-        idle = self._idle.get(self._key(argv, folder, limits), [])
-        chosen = None
-        for bot in idle[::-1]:  # the most recently used first (a copy: some are removed)
-            if deal is None or deal not in bot.deals:
-                idle.remove(bot)
-                if bot.alive:
-                    chosen = bot
-                    break
-                bot.close()
+        chosen, dead = self._take_idle(self._key(argv, folder, limits), deal)
+        for bot in dead:
+            bot.close()
         if chosen is None:
             chosen = BotProcess(name, argv, folder, limits)
             chosen.spawn()
@@ -69,6 +67,21 @@ class BotPool:
             chosen.deals.add(deal)
         return chosen
 
+    def _take_idle(
+        self, key: tuple[object, ...], deal: int | None
+    ) -> tuple[BotProcess | None, list[BotProcess]]:
+        """An idle live process that has not played `deal` (or None), and the dead ones passed."""
+        dead: list[BotProcess] = []
+        with self._idle_lock:
+            idle = self._idle.get(key, [])
+            for bot in idle[::-1]:  # the most recently used first (a copy: some are removed)
+                if deal is None or deal not in bot.deals:
+                    idle.remove(bot)
+                    if bot.alive:
+                        return bot, dead
+                    dead.append(bot)
+        return None, dead
+
     def release(self, bot: BotProcess, healthy: bool) -> None:
         """Give a process back after a match; unhealthy or dead ones are closed.
 
@@ -76,16 +89,19 @@ class BotPool:
         process's whole life, and a fresh process must not be killed mid-match for it.
         """
         if self.reuse and healthy and bot.alive and not bot.cpu_worn_out():
-            idle = self._idle[self._key(tuple(bot.argv), bot.folder, bot.limits)]
-            idle.append(bot)
-            if len(idle) > MAX_IDLE:
-                idle.pop(0).close()
+            with self._idle_lock:
+                idle = self._idle[self._key(tuple(bot.argv), bot.folder, bot.limits)]
+                idle.append(bot)
+                oldest = idle.pop(0) if len(idle) > MAX_IDLE else None
+            if oldest is not None:
+                oldest.close()
         else:
             bot.close(grace=0.2 if healthy else 0)
 
     def close(self) -> None:
         """Close every idle process."""
-        for bots in self._idle.values():
-            for bot in bots:
-                bot.close()
-        self._idle.clear()
+        with self._idle_lock:
+            bots = [bot for idle in self._idle.values() for bot in idle]
+            self._idle.clear()
+        for bot in bots:
+            bot.close()

@@ -96,6 +96,8 @@ class BotProcess:
         self._stdout_bytes = 0
         #: The keyed deal seeds of the matches this process was given (arena.players.pool).
         self.deals: set[int] = set()
+        #: Matches this process was given (a `start` sent or about to be).
+        self.matches_started = 0
         self._poller = select.poll()
         self._debug = LOG.isEnabledFor(logging.DEBUG)
         #: The last message arena wrote to the bot and the last line it read from it,
@@ -139,6 +141,8 @@ class BotProcess:
         """Ask the bot to quit, then kill it and everything it started. Idempotent.
 
         With `grace` 0 the bot is killed at once (after a forfeit its state is unknown).
+        The wait for a polite exit is on a pidfd (`Sandboxed.wait`), so it ends the
+        moment the bot has gone, and the kill spawns no process.
         """
         process = self.process
         if process is None:
@@ -146,8 +150,8 @@ class BotProcess:
         if grace > 0 and process.poll() is None:
             with contextlib.suppress(BotError, OSError):
                 self.send(protocol.QUIT, time.monotonic() + grace)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(timeout=grace)
+                if self.sandbox is not None:
+                    self.sandbox.wait(grace)
         with contextlib.suppress(OSError):
             self._drain_stderr()
         if self.sandbox is not None:
@@ -169,14 +173,18 @@ class BotProcess:
 
         A reused process may have written after the last match's `end`; that output
         belongs to no match and is discarded, so that a reused process and a fresh one
-        give the same results (PROTOCOL.md: "Between matches").
+        give the same results (PROTOCOL.md: "Between matches"). What a fresh process
+        wrote since it started belongs to its first match: a bot that fails at start-up
+        has its traceback there.
         """
-        with contextlib.suppress(OSError, AttributeError):
-            self._drain_stderr()
-            self._discard_stdout()
         self._buffer.clear()
-        self._stderr.clear()
         self._stdout_bytes = 0
+        if self.matches_started:
+            with contextlib.suppress(OSError, AttributeError):
+                self._drain_stderr()
+                self._discard_stdout()
+            self._stderr.clear()
+        self.matches_started += 1
 
     def _discard_stdout(self) -> None:
         """Read and drop what is already on stdout (at most one match's output budget)."""

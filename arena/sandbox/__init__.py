@@ -200,6 +200,7 @@ def kill_all() -> None:
 _LAUNCHER: _Launcher | None = None
 _LAUNCHER_LOCK = threading.Lock()
 _STAGING: bw.Staging | None = None
+_STAGING_LOCK = threading.Lock()
 _GAMES: pythonpath.GamesCopy | None = None
 _GAMES_LOCK = threading.Lock()
 
@@ -213,10 +214,12 @@ def _launcher() -> _Launcher:
 
 
 def _staging() -> bw.Staging:
+    """This process's staged copies (one Staging: seats of a match start in parallel threads)."""
     global _STAGING
-    if _STAGING is None or not _STAGING.base.name.endswith(f"-{os.getpid()}"):
-        _STAGING = bw.Staging(bw.staging_base(uids.runtime_dir()))
-    return _STAGING
+    with _STAGING_LOCK:
+        if _STAGING is None or not _STAGING.base.name.endswith(f"-{os.getpid()}"):
+            _STAGING = bw.Staging(bw.staging_base(uids.runtime_dir()))
+        return _STAGING
 
 
 def _games_copy() -> pythonpath.GamesCopy:
@@ -247,6 +250,9 @@ class Sandboxed:
         self.owner = os.getpid()
         self.sandboxed = False
         self.uid: int | None = None
+        #: A pidfd on `process` (bubblewrap, or the bot itself), to wait without polling.
+        self._fd = _pidfd_of(process.pid)
+        #: A pidfd on the sandbox's init, and its pid.
         self._pidfd = -1
         self._init_pid = 0
         self._status_fd = -1
@@ -304,27 +310,39 @@ class Sandboxed:
         """Why the kernel ended the bot, where its exit status cannot say (memory limit), or ""."""
         return self._cgroup.exit_note() if self._cgroup is not None else ""
 
+    def wait(self, timeout: float) -> int | None:
+        """The exit code of the started process once it has exited, waiting at most `timeout`.
+
+        Waits on a pidfd, so an exit is seen at once (Popen.wait's timeout sleep-polls).
+        """
+        if self.process.returncode is None:
+            if self._fd < 0:  # no pidfds on this kernel
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.process.wait(timeout=timeout)
+            else:
+                _wait_for_exit([self._fd], timeout)
+        return self.process.poll()
+
     def kill(self) -> None:
-        """Kill the sandbox, the bot and everything it started; free what it held. Idempotent."""
+        """Kill the sandbox, the bot and everything it started; free what it held. Idempotent.
+
+        Spawns no process and never sleeps: the signals go through pidfds and os.killpg,
+        the exits are awaited on pidfds, and the uid's last sweep is `uids.kill_all_of`.
+        """
         process = self.process
-        if self._pidfd >= 0:
-            # The sandbox's own init first: killing it empties the PID namespace, and
-            # bubblewrap, which then reaps it and exits, leaves no zombie behind.
-            with contextlib.suppress(OSError):
-                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
-            os.close(self._pidfd)
-            self._pidfd = -1
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=1)
+        # The sandbox's own init: its death empties the PID namespace, bot and all.
+        # bubblewrap and its process group go at the same time; the init is then reaped
+        # by bubblewrap or, adopted (arena is a subreaper), by us.
+        _signal(self._pidfd)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=5)
-        if self._init_pid > 0 and process.returncode is not None:
-            _reap(self._init_pid)
-            self._init_pid = 0
+        if process.returncode is None:
+            if self._fd >= 0:
+                _signal(self._fd)
+            else:
+                with contextlib.suppress(ProcessLookupError):
+                    process.kill()
+        self._await_death()
         if self._cgroup is not None:
             self._cgroup.remove()
             self._cgroup = None
@@ -334,9 +352,65 @@ class Sandboxed:
         if self._staged is not None:
             _staging().release(self._staged)
             self._staged = None
-        if self._status_fd >= 0:
-            os.close(self._status_fd)
-            self._status_fd = -1
+        for name in ("_status_fd", "_fd"):
+            fd = getattr(self, name)
+            if fd >= 0:
+                os.close(fd)
+                setattr(self, name, -1)
+
+    def _await_death(self) -> None:
+        """Wait (on pidfds, 5 s at most) until the process and the sandbox's init have exited.
+
+        Reaps both, so that no zombie is left; the init only when it was adopted.
+        """
+        fds = [fd for fd in (self._fd, self._pidfd) if fd >= 0]
+        if self._fd < 0:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=_DEATH_TIMEOUT_S)
+        _wait_for_exit(fds, _DEATH_TIMEOUT_S)
+        self.process.poll()
+        if self._pidfd >= 0 and self.process.returncode is not None:
+            # bubblewrap has exited, so its children are reparented: the init is ours or reaped.
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitid(os.P_PIDFD, self._pidfd, os.WEXITED | os.WNOHANG)
+            os.close(self._pidfd)
+            self._pidfd = -1
+            self._init_pid = 0
+
+
+#: How long a killed process may take to exit before arena gives up waiting for it.
+_DEATH_TIMEOUT_S = 5.0
+
+
+def _pidfd_of(pid: int) -> int:
+    """A pidfd on `pid` (our unreaped child, so it cannot be another process), or -1."""
+    try:
+        return os.pidfd_open(pid)
+    except (OSError, AttributeError):  # Linux before 5.3
+        return -1
+
+
+def _signal(pidfd: int) -> None:
+    """SIGKILL the process behind a pidfd (never a process that reused its pid)."""
+    if pidfd >= 0:
+        with contextlib.suppress(OSError):
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+
+def _wait_for_exit(pidfds: Sequence[int], timeout: float) -> None:
+    """Wait until every pidfd is readable (its process has exited), at most `timeout` seconds."""
+    poller = select.poll()
+    for fd in pidfds:
+        poller.register(fd, select.POLLIN)
+    waiting = set(pidfds)
+    deadline = time.monotonic() + timeout
+    while waiting:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        for fd, _event in poller.poll(int(left * 1000) + 1):
+            waiting.discard(fd)
+            poller.unregister(fd)
 
 
 _SUBREAPER_PID = 0
@@ -349,18 +423,6 @@ def _become_subreaper() -> None:
         _SUBREAPER_PID = os.getpid()
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
-
-
-def _reap(pid: int) -> None:
-    """Wait (briefly) for an adopted sandbox init, so that no zombie is left."""
-    for _attempt in range(200):
-        try:
-            done, _status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            return  # reaped by bubblewrap after all, or not ours
-        if done:
-            return
-        time.sleep(0.005)
 
 
 def launch(

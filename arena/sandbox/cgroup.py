@@ -27,6 +27,7 @@ import contextlib
 import functools
 import itertools
 import os
+import select
 import signal
 import time
 from dataclasses import dataclass
@@ -302,27 +303,56 @@ def create(limits: Limits) -> BotCgroup | None:
 
 
 def _kill_and_remove(path: Path) -> None:
-    """Kill every process in the cgroup until it is empty, then remove it."""
+    """Kill every process in the cgroup until it is empty, then remove it.
+
+    Normally the bot's processes are gone already (their PID namespace died first)
+    and the first rmdir succeeds. Otherwise each process found is killed through a
+    pidfd and its exit awaited on that pidfd (no sleeping), and the sweep repeats.
+    """
     with contextlib.suppress(OSError):  # cgroup v2 on Linux 5.14+: the kernel kills them all
         (path / "cgroup.kill").write_text("1")
     killed: set[int] = set()
     for _attempt in range(200):
-        try:
-            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
-        except OSError:
-            break  # already gone
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-        killed.update(pids)
         try:
             path.rmdir()
             break
         except FileNotFoundError:
             break
         except OSError:
-            time.sleep(0.005)  # killed processes are still exiting
+            pass  # still populated: kill what is inside, wait for it, try again
+        try:
+            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+        except OSError:
+            break  # already gone
+        _kill_and_wait(pids)
+        killed.update(pids)
     _reap_adopted(killed)
+
+
+def _kill_and_wait(pids: list[int]) -> None:
+    """SIGKILL each process and wait (0.5 s at most) until all have exited."""
+    fds = []
+    try:
+        for pid in pids:
+            try:
+                fd = os.pidfd_open(pid)
+            except OSError:
+                continue  # exited already
+            fds.append(fd)
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+        poller = select.poll()
+        for fd in fds:
+            poller.register(fd, select.POLLIN)
+        deadline = time.monotonic() + 0.5
+        waiting = len(fds)
+        while waiting and (left := deadline - time.monotonic()) > 0:
+            for fd, _event in poller.poll(int(left * 1000) + 1):
+                poller.unregister(fd)
+                waiting -= 1
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def _reap_adopted(pids: set[int]) -> None:

@@ -10,10 +10,15 @@ process of the uid is a complete clean-up.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
+import functools
 import os
+import platform
+import signal
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,8 +73,47 @@ class UidSlot:
         self._fd = -1
 
 
+#: setresuid's system-call number per machine. The raw call changes the uids of the
+#: calling thread only; glibc's setresuid (and os.setresuid) changes every thread's.
+_SYS_SETRESUID = {"x86_64": 117, "aarch64": 147, "riscv64": 147}
+
+
 def kill_all_of(uid: int) -> None:
-    """SIGKILL every process of `uid` (kill(-1) run as that uid: spares nobody else)."""
+    """SIGKILL every process of `uid`: kill(-1) sent as that uid, which spares nobody else.
+
+    kill(-1) is one sweep of the process table that a forking process cannot outrun,
+    and it never signals the caller's own process. It is sent from a throwaway thread
+    that takes on `uid` (real, effective and saved, so no capability is left) and
+    ends with it: no process is spawned, and no other code ever runs as the bot's uid.
+    """
+    if uid <= 0:
+        raise ValueError(f"refusing to kill every process of uid {uid}")
+    number = _SYS_SETRESUID.get(platform.machine())
+    if number is None:  # an unknown machine: run kill(1) as the uid, as arena used to
+        _kill_all_of_by_subprocess(uid)
+        return
+    thread = threading.Thread(target=_kill_as, args=(uid, number), name="arena-kill-uid")
+    thread.start()
+    thread.join()
+
+
+def _kill_as(uid: int, number: int) -> None:
+    """Become `uid` in this thread only, check it, then kill(-1). The thread ends after."""
+    if _libc().syscall(number, uid, uid, uid) != 0:
+        return
+    # Never kill(-1) as anyone else: as root it would kill every process on the machine.
+    if os.getresuid() != (uid, uid, uid):
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _kill_all_of_by_subprocess(uid: int) -> None:
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run(
             ["/bin/kill", "-9", "-1"],
