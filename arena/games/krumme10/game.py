@@ -39,7 +39,6 @@ from arena.games.krumme10.cards import (
     DECK_SIZE,
     FACE,
     TOP,
-    VIEWS,
     Card,
     Entry,
     Kind,
@@ -55,6 +54,7 @@ from arena.games.krumme10.cards import (
 )
 from arena.games.krumme10.moves import PASS, PLAYS, SCORES, STEALS, TAKES, Move
 from arena.games.krumme10.sampling import multiset_key, possible_downs, possible_in_pile, undersides
+from arena.games.krumme10.views import ObservedParts
 
 #: Cards in front of every player (drawn back up to this).
 HAND = 3
@@ -71,6 +71,12 @@ PLAY, STEAL, TAKE, SCORE, OVER = "play", "steal", "take", "score", "over"
 def _others(seat: int, players: int) -> tuple[int, ...]:
     """The other seats in play order, starting at `seat`'s left."""
     return tuple((seat + k) % players for k in range(1, players))
+
+
+def _team_total(scores: Sequence[int], team: int, teams: Sequence[int]) -> float:
+    """K7: a team's points summed and divided by its size."""
+    members = [s for s, member_of in enumerate(teams) if member_of == team]
+    return sum(scores[s] for s in members) / len(members)
 
 
 def team_of(players: int) -> tuple[int, ...]:
@@ -123,6 +129,8 @@ class Krumme10(Game):
     score_highest: bool
     reshuffled: bool
     drawing: bool
+    #: The observation's card lists as last built (made on first use; a clone gets its own).
+    _parts: ObservedParts | None = None
 
     # ----- set-up -------------------------------------------------------
     def _check_variant(self) -> None:
@@ -389,37 +397,37 @@ class Krumme10(Game):
 
     # ----- views and results ---------------------------------------------
     def _observe(self, seat: int) -> dict[str, Any]:
-        """Everything visible (K2): top sides, seen down sides, visible pink 4s, counts."""
+        """Everything visible (K2): top sides, seen down sides, visible pink 4s, counts.
+
+        The card lists come from `ObservedParts`, which rebuilds only the lists whose
+        cards changed since the last call and hands out fresh copies.
+        """
+        parts = self._parts
+        if parts is None:
+            parts = self._parts = ObservedParts(self.players)
+        scores = parts.scores(self.points)
         teams = self._teams()
         team_scores: list[float] | None = None
         if teams is not None:
-            team_scores = [self._team_score(team, teams) for team in range(max(teams) + 1)]
-        views = VIEWS  # card -> its view; every card gets a fresh copy
+            team_scores = [_team_total(scores, team, teams) for team in range(max(teams) + 1)]
+        phase = self.phase
         return {
             "seat": seat,
             "players": self.players,
             "variant": dict(self.variant),
-            "phase": self.phase,
-            "to_move": None if self.phase == OVER else self._to_move()[0],
+            "phase": phase,
+            "to_move": None if phase == OVER else self._to_move()[0],
             "turn": self.current,
             "target": self.target,
             "sum": self._display_sum(),
-            "display": [
-                {
-                    "card": {**views[e.card]},
-                    "by": e.by,
-                    "flipped": e.flipped,
-                    "stolen_from": e.stolen_from,
-                }
-                for e in self.display
-            ],
-            "to_take": [{**views[card]} for card in self.to_take],
-            "score_highest": self.score_highest if self.phase == SCORE else None,
-            "hands": [[{**views[card]} for card in sorted(hand, key=FACE)] for hand in self.hands],
+            "display": parts.display.update(self.display).copies(),
+            "to_take": parts.to_take.update(self.to_take).copies(),
+            "score_highest": self.score_highest if phase == SCORE else None,
+            "hands": parts.hand_views(self.hands),
             "draw_pile": len(self.pile),
-            "discard": [{**views[card]} for card in self.discard],
-            "points": [[{**views[card]} for card in pile] for pile in self.points],
-            "scores": [self._points(s) for s in range(self.players)],
+            "discard": parts.discard.update(self.discard).copies(),
+            "points": parts.point_views(self.points),
+            "scores": scores,
             "teams": list(teams) if teams is not None else None,
             "team_scores": team_scores,
             "reshuffled": self.reshuffled,
@@ -432,8 +440,7 @@ class Krumme10(Game):
 
     def _team_score(self, team: int, teams: Sequence[int]) -> float:
         """K7: a team's points summed and divided by its size."""
-        members = [s for s in range(self.players) if teams[s] == team]
-        return sum(self._points(s) for s in members) / len(members)
+        return _team_total([self._points(s) for s in range(self.players)], team, teams)
 
     def _is_over(self) -> bool:
         """True once the pile is used up (K6) or, in a showdown, every hand is empty."""
@@ -461,6 +468,7 @@ class Krumme10(Game):
         twin.display = list(self.display)
         twin.to_take = list(self.to_take)
         twin.score_queue = list(self.score_queue)
+        twin._parts = None  # shared parts would be correct (checked by content) but churn
 
     def _outside_pile(self) -> Iterator[tuple[str, Card]]:
         """Every card outside the draw pile, named by where the observation lists it."""
