@@ -194,9 +194,10 @@ def test_a_worker_killed_mid_match_costs_one_rerun_and_changes_nothing(
     runner.run(store, tid, executor=executor)
     executor.shutdown()
     assert Path(f"{marker}.0").exists()  # the worker really was killed
-    starts = {key.split("-")[2]: n for key, n in executor.starts.items()}
+    starts = {match.split("-")[1]: n for match, n in executor.starts.items()}
     assert starts["m3"] == 2  # run again exactly once
-    # (A result still waiting on the killed worker, not yet fetched, is computed again too.)
+    # (Its chunk's matches played before it on that worker, and a result still waiting
+    # on the killed worker, not yet fetched, are played again too.)
     assert len(starts) == 6 and max(starts.values()) == 2
     assert store.match_counts(tid) == (6, 6)
     assert seat_rows(store, tid) == expected_rows  # nobody forfeited, nothing voided
@@ -222,6 +223,66 @@ def test_a_match_whose_rerun_loses_its_worker_too_is_void_not_a_forfeit(
     assert [r[1] for r in rows if r[0] == 1] == ["normal", "normal"]
     details = reports.tournament_details(store, tid)
     assert details is not None and details["forfeits"] == {} and details["platform_errors"] == 1
+
+
+def test_chunks_of_matches_give_the_results_of_a_local_run(
+    tmp_path: Path, home: Path, expected: Expected, client: Client
+) -> None:
+    """Several matches per task (the first ones alone, while a thread is idle)."""
+    expected_board, expected_rows = expected
+    store = store_in(tmp_path, home)
+    tid = runner.create(store, home, CONFIG)
+    executor = DaskExecutor(client.scheduler.address, client=client)
+    executor.chunk_size = 3
+    assert executor.slots == 2 * dask_executor.MAX_CHUNK  # the runner's window fills chunks
+    runner.run(store, tid, executor=executor)
+    executor.shutdown()
+    assert executor.submitted < 6  # 2 alone (idle threads), then chunks
+    assert seat_rows(store, tid) == expected_rows
+    assert reports.leaderboard(store, "take-that", tid) == expected_board
+    assert executor.reruns() == {}
+
+
+def test_the_chunk_size_follows_the_match_durations(client: Client) -> None:
+    executor = DaskExecutor(client.scheduler.address, client=client)
+    try:
+        assert executor._size() == 0  # nothing timed yet: matches go out alone or wait
+        executor._played, executor._seconds = 10, 10 * dask_executor.CHUNK_SECONDS / 4
+        assert executor._size() == 4
+        executor._seconds = 10 * 60.0  # long matches: one per task
+        assert executor._size() == 1
+        executor._seconds = 0.0  # instant ones: capped
+        assert executor._size() == dask_executor.MAX_CHUNK
+    finally:
+        executor.shutdown()
+
+
+@pytest.mark.parametrize(("kills", "status"), [(1, "normal"), (2, "platform-error")])
+def test_a_match_killing_its_worker_inside_a_chunk_costs_only_itself(
+    tmp_path: Path, home: Path, expected: Expected, client: Client, kills: int, status: str
+) -> None:
+    """m3 is the second match of a chunk (m2, m3, m4, m5): killed once, the chunk plays
+    again; killed twice, m3 is void and the others play, none voided nor forfeited."""
+    _board, expected_rows = expected
+    store = store_in(tmp_path, home)
+    tid = runner.create(store, home, CONFIG)
+    executor = DaskExecutor(client.scheduler.address, client=client)
+    executor.chunk_size = 4
+    marker = str(tmp_path / "killed")
+    executor.task = functools.partial(kill_worker_in, victim="-m3", marker=marker, kills=kills)
+    runner.run(store, tid, executor=executor)
+    executor.shutdown()
+    assert Path(f"{marker}.{kills - 1}").exists()  # the workers really were killed
+    rows = seat_rows(store, tid)
+    assert {r[1] for r in rows if r[0] == 3} == {status}
+    # The same play in every other match (their ratings differ once m3 is void).
+    played = [r[:6] for r in rows if r[0] != 3]
+    assert played == [r[:6] for r in expected_rows if r[0] != 3]
+    if kills == 1:
+        assert rows == expected_rows
+    details = reports.tournament_details(store, tid)
+    assert details is not None and details["forfeits"] == {}
+    assert details["platform_errors"] == kills - 1
 
 
 # ----- losing the scheduler -----------------------------------------------------------

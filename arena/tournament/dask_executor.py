@@ -1,9 +1,20 @@
 """Running matches on the workers of a Dask cluster (`--executor dask://HOST:PORT`).
 
 The coordinator connects a `distributed.Client` to the scheduler and submits
-`run_on_worker(spec)` per match; the worker runs the very same `run_match` as a
-local pool (so the same sandbox applies) and only returns the result.
+chunks of matches: one task, `run_chunk(task, specs, reuse)`, plays a few
+consecutive matches of the schedule on one worker thread and returns their
+results together. A Dask task costs a few milliseconds of CPU and round trips
+(scheduler, client, worker), as much as a short match; a chunk pays it once.
+Each match on the worker runs the very same `run_match` as a local pool (so the
+same sandbox applies).
 
+- Chunk sizes follow the matches' durations: about `CHUNK_SECONDS` of play, at
+  most `MAX_CHUNK` matches. While a worker thread would be idle (the first
+  matches, the end of a run), matches go out one per task, so a small
+  tournament is never squeezed onto fewer workers than it could use.
+- `submit` still takes one match: it is buffered until a chunk is full, a thread
+  is idle, or its result is asked for. `slots` counts matches a chunk can hold,
+  so the runner keeps enough matches in flight to fill every thread twice.
 - Bot code travels by content: each bot version is packed once by the
   coordinator and registered as a worker plugin named `arena-bot-<sha256>`, which
   the scheduler hands to every worker, present and future; the worker unpacks it
@@ -11,10 +22,12 @@ local pool (so the same sandbox applies) and only returns the result.
 - Each worker process keeps one bot pool, so bot processes are reused from one
   match to the next there as in a local worker; the pools' idle processes are
   closed when the run ends.
-- A worker that dies mid-match is noticed by the scheduler, which runs the match
-  again on another worker. The worker announces every start (an event on
-  `START_TOPIC`), so the coordinator lets a match start at most `1 + RERUNS`
-  times, then voids it as a platform error: never a bot's forfeit.
+- A worker that dies mid-chunk is noticed by the scheduler, which runs the chunk
+  again on another worker. The worker announces every match it starts (an event
+  on `START_TOPIC`, with an id of the attempt): when a chunk starts again, the
+  match its last attempt was playing is charged with the lost worker. A match
+  may lose its worker `RERUNS` times; once more and it is void (a platform error,
+  never a bot's forfeit), and the chunk's other matches go out again without it.
 - A lost scheduler connection cancels every pending match: `result()` raises
   `ExecutorLost`, the runner stops with a prefix of the schedule recorded, and
   `arena tournament resume` finishes it.
@@ -29,7 +42,7 @@ import sys
 import tempfile
 import threading
 import uuid
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -41,8 +54,6 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from arena.match import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
-from arena.players.process import BotProcess
-from arena.sandbox import Limits
 from arena.tournament import bundles
 from arena.tournament.executors import RERUNS, ExecutorLost, platform_error
 
@@ -51,6 +62,11 @@ LOG = logging.getLogger("arena.tournament.dask")
 #: Workers log an event on this topic when they start a match.
 START_TOPIC = "arena-match-start"
 CONNECT_TIMEOUT_S = 10
+#: About how long a chunk plays: long enough to make a task's fixed cost small, short
+#: enough that the last chunks of a run end at about the same time on every worker.
+CHUNK_SECONDS = 0.1
+#: The most matches in one chunk (and `slots` per worker thread).
+MAX_CHUNK = 8
 
 
 # ----- on the workers -----------------------------------------------------------
@@ -68,37 +84,9 @@ class BotArchive(WorkerPlugin):
         bundles.ARCHIVES[self.sha256] = self.data
 
 
-class _SharedPool(BotPool):
-    """The worker process's bot pool, shared by its task threads."""
-
-    def __init__(self) -> None:
-        super().__init__(reuse=True)
-        self._lock = threading.Lock()
-
-    def acquire(
-        self,
-        name: str,
-        argv: tuple[str, ...],
-        folder: Path,
-        limits: Limits,
-        deal: int | None = None,
-    ) -> BotProcess:
-        """As BotPool.acquire, one thread at a time."""
-        with self._lock:
-            return super().acquire(name, argv, folder, limits, deal)
-
-    def release(self, bot: BotProcess, healthy: bool) -> None:
-        """As BotPool.release, one thread at a time."""
-        with self._lock:
-            super().release(bot, healthy)
-
-    def close(self) -> None:
-        """Close every idle process."""
-        with self._lock:
-            super().close()
-
-
-_POOL = _SharedPool()
+#: The worker process's bot pool, shared by its task threads (BotPool is thread-safe:
+#: the seats of one match acquire from threads of their own too).
+_POOL = BotPool(reuse=True)
 
 
 def close_pool() -> None:
@@ -108,15 +96,53 @@ def close_pool() -> None:
 
 def run_on_worker(spec: MatchSpec, reuse: bool) -> MatchResult:
     """Play one match on this worker from its own verified copies of the bots."""
-    worker = distributed.get_worker()
-    key = worker.get_current_task()
-    worker.log_event(START_TOPIC, {"key": key, "match": spec.match_id, "worker": worker.address})
     try:
         seats = tuple(bundles.localize(ref) for ref in spec.seats)
     except bundles.BundleError as error:
+        worker = distributed.get_worker()
         return platform_error(spec, f"on worker {worker.address}: {error}")
     local = replace(spec, seats=seats)
     return run_match(local, _POOL) if reuse else run_match(local)
+
+
+def run_chunk(
+    task: Callable[[MatchSpec, bool], MatchResult], specs: list[MatchSpec], reuse: bool
+) -> list[MatchResult]:
+    """Play `specs` in order with `task` (run_on_worker), announcing each start.
+
+    Stops early, returning fewer results, once the coordinator has cancelled the chunk:
+    Dask cannot stop a running task, but the next match need not start.
+    """
+    worker = distributed.get_worker()
+    key = worker.get_current_task()
+    attempt = uuid.uuid4().hex[:12]  # tells a rerun of this chunk from this run
+    results = []
+    for index, spec in enumerate(specs):
+        if index and _cancelled(worker, key):
+            break
+        event = {"key": key, "index": index, "attempt": attempt, "match": spec.match_id}
+        _announce(worker, event)
+        results.append(task(spec, reuse))
+    return results
+
+
+def _announce(worker: distributed.Worker, event: dict[str, Any]) -> None:
+    """Tell the scheduler, and wait until it has heard, that a match starts.
+
+    `Worker.log_event` only queues the event for a batched send, which a worker killed
+    a moment later never makes: the coordinator would then charge its death to the
+    match before. The scheduler's own `log_event` call is answered once the event is
+    logged (one round trip on the worker, about a millisecond).
+    """
+    event = {**event, "worker": worker.address}
+    distributed.utils.sync(worker.loop, worker.scheduler.log_event, topic=START_TOPIC, msg=event)
+
+
+def _cancelled(worker: distributed.Worker, key: Any) -> bool:
+    """Whether the scheduler no longer wants this running task (read without a lock:
+    a stale answer only plays one more match)."""
+    state = worker.state.tasks.get(key)
+    return state is None or state.state in ("cancelled", "released", "forgotten")
 
 
 # ----- on the coordinator -------------------------------------------------------
@@ -129,59 +155,38 @@ class _Done:
     def result(self) -> MatchResult:
         return self._result
 
+    def done(self) -> bool:
+        return True
 
-class _Remote:
-    """A match submitted to the cluster."""
 
-    def __init__(
-        self, owner: DaskExecutor, spec: MatchSpec, future: distributed.Future[MatchResult]
-    ):
-        self.owner, self.spec, self.future = owner, spec, future
-        self.key = str(future.key)
-        self.wake = threading.Event()
-        self.outcome: MatchResult | BaseException | None = None
-        future.add_done_callback(self._fetch)
+class _Match:
+    """One submitted match: waiting in the buffer, then in a chunk on the cluster."""
 
-    def _fetch(self, future: distributed.Future[MatchResult]) -> None:
-        """Take the result off its worker at once and let the cluster forget it.
-
-        A result left on a worker is lost with that worker and computed again.
-        """
-        try:
-            self.outcome = future.result()
-        except BaseException as error:  # looked at in result()
-            self.outcome = error
-        future.release()
-        self.wake.set()
-
-    def void(self) -> None:
-        """Stop waiting: the match started once too often."""
-        self.wake.set()
+    def __init__(self, owner: DaskExecutor, spec: MatchSpec):
+        self.owner, self.spec = owner, spec
+        self.chunk: _Chunk | None = None  # None: still in the buffer
+        self.outcome: MatchResult | None = None
+        #: Workers lost while this match was playing.
+        self.deaths = 0
 
     def result(self) -> MatchResult:
-        """The match's result; void when it lost its worker too often; ExecutorLost."""
-        self.wake.wait()
-        self.owner.waiting.pop(self.key, None)
-        outcome = self.outcome
-        if outcome is None:  # voided before it finished
-            self.future.cancel()
-            starts = self.owner.starts[self.key]
-            return platform_error(self.spec, f"lost its worker {starts - 1} times")
-        if isinstance(outcome, MatchResult):
-            return outcome
-        if isinstance(outcome, FutureCancelledError):
-            if (
-                outcome.reason == "scheduler-connection-lost"
-                or self.owner.client.status != "running"
-            ):
-                raise ExecutorLost(
-                    f"lost the connection to the Dask scheduler {self.owner.address}"
-                )
-            return platform_error(self.spec, f"cancelled on the cluster: {outcome.reason}")
-        if isinstance(outcome, distributed.KilledWorker):
-            return platform_error(self.spec, f"lost its worker: {outcome}")
-        # arena itself failed on the worker (an import, pickling, ...)
-        return platform_error(self.spec, f"{type(outcome).__name__} on a worker: {outcome}")
+        """The match's result, possibly void (platform-error); ExecutorLost."""
+        return self.owner.wait(self)
+
+    def done(self) -> bool:
+        """Whether the result has arrived."""
+        return self.outcome is not None
+
+
+class _Chunk:
+    """Matches played by one task, and what its worker announced."""
+
+    def __init__(self, key: str, matches: list[_Match]):
+        self.key, self.matches = key, matches
+        self.future: distributed.Future[list[MatchResult]] | None = None
+        self.attempt: str | None = None  # the id of the attempt last heard of
+        self.last = 0  # the match that attempt started last
+        self.dropped = False  # cancelled and its matches sent again without it
 
 
 class DaskExecutor:
@@ -199,34 +204,28 @@ class DaskExecutor:
             )
         except (OSError, TimeoutError) as error:
             raise ExecutorLost(f"cannot reach the Dask scheduler at {address}: {error}") from None
-        #: What each worker runs per match: `run_on_worker(spec, reuse)`.
+        #: What the workers run per match: `run_on_worker(spec, reuse)`.
         self.task: Callable[[MatchSpec, bool], MatchResult] = run_on_worker
+        #: A fixed chunk size, or None to follow the matches' durations.
+        self.chunk_size: int | None = None
         self.token = uuid.uuid4().hex[:8]  # keys never collide with another coordinator's
         self.submitted = 0
         self.shipped: set[str] = set()
-        #: Starts announced by workers, per task key.
+        #: Starts announced by workers, per match id.
         self.starts: Counter[str] = Counter()
-        self.waiting: dict[str, _Remote] = {}
+        self.lost: str | None = None  # why the cluster is gone, once it is
+        self._changed = threading.Condition()  # guards everything below, and wakes waiters
+        self._buffer: deque[_Match] = deque()
+        self._chunks: dict[str, _Chunk] = {}  # sent and not finished
+        self._played, self._seconds = 0, 0.0  # for the chunk size
         self.client.subscribe_topic(START_TOPIC, self._started)
         threads = sum(self.client.nthreads().values())
         if threads == 0:
             LOG.warning("the Dask cluster at %s has no workers yet: waiting for some", address)
-        self.slots = max(1, threads)
+        self.threads = max(1, threads)
+        self.slots = self.threads * MAX_CHUNK
 
-    def _started(self, event: tuple[float, dict[str, Any]]) -> None:
-        """A worker started a match (runs on the client's event loop)."""
-        key = str(event[1]["key"])
-        self.starts[key] += 1
-        if self.starts[key] == 1:
-            return
-        if self.starts[key] <= 1 + RERUNS:
-            LOG.warning("match %s lost its worker; running it again elsewhere", event[1]["match"])
-            return
-        LOG.warning("match %s lost its worker again: void (platform-error)", event[1]["match"])
-        remote = self.waiting.get(key)
-        if remote is not None:
-            remote.void()
-
+    # --- submitting ---
     def _ship(self, ref: BotRef) -> str | None:
         """Make sure every worker has the archive of the ref's version; an error message or None."""
         if ref.sha256 is None or ref.sha256 in self.shipped:
@@ -242,28 +241,170 @@ class DaskExecutor:
         self.shipped.add(ref.sha256)
         return None
 
-    def submit(self, spec: MatchSpec) -> _Remote | _Done:
-        """Ship the bots the workers have not seen, then queue the match on the cluster."""
+    def submit(self, spec: MatchSpec) -> _Match | _Done:
+        """Ship the bots the workers have not seen, then queue the match for a chunk."""
         for ref in spec.seats:
             problem = self._ship(ref)
             if problem is not None:
                 return _Done(platform_error(spec, problem))
+        match = _Match(self, spec)
+        with self._changed:
+            self._buffer.append(match)
+            self._flush()
+        return match
+
+    def _size(self) -> int:
+        """Matches per chunk: about CHUNK_SECONDS of play; 0 while no match has been timed."""
+        if self.chunk_size is not None:
+            return self.chunk_size
+        if not self._played:
+            return 0
+        mean = self._seconds / self._played
+        return max(1, min(MAX_CHUNK, round(CHUNK_SECONDS / max(mean, 1e-6))))
+
+    def _flush(self, everything: bool = False) -> None:
+        """Send buffered matches: alone while a thread is idle, then in full chunks
+        (`everything`: all of them, the runner waits for one). Holds the lock."""
+        while self._buffer and len(self._chunks) < self.threads:
+            self._send([self._buffer.popleft()])
+        size = self._size()
+        while size and len(self._buffer) >= size:
+            self._send([self._buffer.popleft() for _ in range(size)])
+        if everything and self._buffer:
+            self._send(list(self._buffer))
+            self._buffer.clear()
+
+    def _send(self, matches: list[_Match]) -> None:
+        """One task for `matches` (the lock is held: `client.submit` does not wait for
+        the client's event loop, which may be waiting for the lock)."""
         self.submitted += 1
-        key = f"arena-{spec.match_id}-{self.token}-{self.submitted}"
-        future = self.client.submit(self.task, spec, self.reuse, key=key, pure=False)
-        remote = _Remote(self, spec, future)
-        self.waiting[key] = remote
-        return remote
+        key = f"arena-{matches[0].spec.match_id}-{self.token}-{self.submitted}"
+        chunk = _Chunk(key, matches)
+        for match in matches:
+            match.chunk = chunk
+        self._chunks[key] = chunk
+        specs = [m.spec for m in matches]
+        chunk.future = self.client.submit(
+            run_chunk, self.task, specs, self.reuse, key=key, pure=False
+        )
+        chunk.future.add_done_callback(lambda future: self._finished(chunk, future))
+
+    # --- results ---
+    def wait(self, match: _Match) -> MatchResult:
+        """Block until the match has an outcome; ExecutorLost once the cluster is gone."""
+        with self._changed:
+            while match.outcome is None:
+                if self.lost is not None:
+                    raise ExecutorLost(self.lost)
+                if match.chunk is None:  # the runner waits: nothing more comes to fill it
+                    self._flush(everything=True)
+                self._changed.wait()
+            return match.outcome
+
+    def _finished(self, chunk: _Chunk, future: distributed.Future[list[MatchResult]]) -> None:
+        """Take a chunk's results off its worker at once and let the cluster forget them
+        (a result left on a worker is lost with that worker and computed again)."""
+        try:
+            outcome: list[MatchResult] | BaseException = future.result()
+        except BaseException as error:  # sorted out in _failed
+            outcome = error
+        future.release()
+        with self._changed:
+            self._chunks.pop(chunk.key, None)
+            if chunk.dropped:
+                pass
+            elif isinstance(outcome, list) and len(outcome) == len(chunk.matches):
+                for match, result in zip(chunk.matches, outcome, strict=True):
+                    match.outcome = result
+                    self._played += 1
+                    self._seconds += result.seconds
+            else:
+                self._failed(chunk, outcome)
+            self._flush()
+            self._changed.notify_all()
+
+    def _failed(self, chunk: _Chunk, outcome: list[MatchResult] | BaseException) -> None:
+        """Settle the matches of a chunk that returned no results (the lock is held)."""
+        if isinstance(outcome, FutureCancelledError) and (
+            outcome.reason == "scheduler-connection-lost" or self.client.status != "running"
+        ):
+            self.lost = f"lost the connection to the Dask scheduler {self.address}"
+            return
+        if isinstance(outcome, distributed.KilledWorker):
+            # The scheduler gave up on the task; its matches may still have reruns left.
+            self._charge(chunk)
+            self._again(chunk)
+            return
+        if isinstance(outcome, FutureCancelledError):
+            why = f"cancelled on the cluster: {outcome.reason}"
+        elif isinstance(outcome, list):
+            why = "cancelled on its worker"
+        else:  # arena itself failed on the worker (an import, pickling, ...)
+            why = f"{type(outcome).__name__} on a worker: {outcome}"
+        for match in chunk.matches:
+            match.outcome = platform_error(match.spec, why)
+
+    # --- lost workers ---
+    def _started(self, event: tuple[float, dict[str, Any]]) -> None:
+        """A worker started a match of a chunk (runs on the client's event loop)."""
+        info = event[1]
+        with self._changed:
+            chunk = self._chunks.get(str(info["key"]))
+            if chunk is None:
+                return
+            self.starts[str(info["match"])] += 1
+            rerun = chunk.attempt is not None and chunk.attempt != info["attempt"]
+            if rerun and not self._charge(chunk):  # void: the rest goes out again without it
+                chunk.dropped = True
+                del self._chunks[chunk.key]
+                self._again(chunk)
+                threading.Thread(target=self._cancel, args=(chunk,), daemon=True).start()
+                return
+            chunk.attempt, chunk.last = str(info["attempt"]), int(info["index"])
+
+    def _charge(self, chunk: _Chunk) -> bool:
+        """The chunk's last attempt lost its worker: charge the match it was playing.
+        False when that match is now void. The lock is held.
+
+        Without any start heard of (its events died with the worker), the first match
+        is charged: every lost worker is charged to someone, so reruns always end.
+        """
+        match = chunk.matches[chunk.last]
+        match.deaths += 1
+        if match.deaths <= RERUNS:
+            LOG.warning("match %s lost its worker; running it again", match.spec.match_id)
+            return True
+        LOG.warning("match %s lost its worker again: void (platform-error)", match.spec.match_id)
+        match.outcome = platform_error(match.spec, f"lost its worker {match.deaths} times")
+        self._changed.notify_all()
+        return False
+
+    def _again(self, chunk: _Chunk) -> None:
+        """Send a chunk's unsettled matches again, as a new task. The lock is held."""
+        again = [m for m in chunk.matches if m.outcome is None]
+        if again:
+            self._send(again)
+
+    def _cancel(self, chunk: _Chunk) -> None:
+        """Cancel a dropped chunk's task, off the event loop (`cancel` waits for it)."""
+        try:
+            if chunk.future is not None:
+                chunk.future.cancel()
+        except Exception as error:  # the cluster going away is noticed elsewhere
+            LOG.info("could not cancel %s: %s", chunk.key, error)
 
     def reruns(self) -> dict[str, int]:
-        """Matches started more than once in this run (their worker died): key -> starts."""
-        return {key: n for key, n in self.starts.items() if n > 1}
+        """Matches started more than once in this run (their worker died): match id -> starts."""
+        return {match: n for match, n in self.starts.items() if n > 1}
 
     def shutdown(self, now: bool = False) -> None:
         """Drop unfinished matches, close the workers' idle bot processes, disconnect."""
+        with self._changed:
+            self._buffer.clear()
+            futures = [c.future for c in self._chunks.values() if c.future is not None]
         try:
             if self.client.status == "running":
-                self.client.cancel([w.future for w in self.waiting.values()])
+                self.client.cancel(futures)
                 self.client.run(close_pool)
                 self.client.unsubscribe_topic(START_TOPIC)
         except Exception as error:  # a cluster going away while we tidy up is no news
