@@ -521,94 +521,36 @@ class Store:
     ) -> None:
         """Store a match's result, seats, replay and rating changes in one transaction.
 
-        Ratings are those of the match's game under the rules version it was
-        played under. With `rate`, the seats' current skills are read, `rate(before)`
-        gives the new ones, and both are stored, all inside the same transaction.
-        A match already recorded is left alone, so recording twice cannot duplicate it.
-        The leaderboard's counters on the rating rows (`Rating.games`, ...) move with
-        it, in the same transaction. Its cost does not grow with the database: a few
-        indexed rows are read (and, once per version, game and rules version, when its
-        rating row is made, that version's seats there are counted).
+        `record_many` with one match: see there.
         """
-        # Core statements built once, not the ORM: this runs once per match and must stay cheap.
-        sql = _recording()
-        stamp = now()
-        with self.connection() as db:
-            found = db.execute(sql.find, {"m_id": record.match_id}).first()
-            if found is None:
-                return
-            game, rules = found
-            marked = db.execute(
-                sql.mark,
-                {
-                    "m_id": record.match_id,
-                    "m_status": record.status,
-                    "m_error": record.error or None,
-                    "m_seconds": record.seconds,
-                    "m_at": stamp,
-                },
-            )
-            if marked.rowcount != 1:  # recorded meanwhile by another connection
-                return
-            if record.replay is not None:
-                db.execute(sql.replay, {"match_id": record.match_id, "replay": record.replay})
-            versions = [seat.bot_version_id for seat in record.seats]
-            ratings = {
-                row.bot_version_id: row
-                for row in db.execute(
-                    sql.ratings, {"r_versions": versions, "r_game": game, "r_rules": rules}
-                )
-            }
-            if rate is not None:
-                before = [
-                    Skill(r.mu, r.sigma) if (r := ratings.get(v)) else _prior(db, v, game, rules)
-                    for v in versions
-                ]
-                for seat, old, new in zip(record.seats, before, rate(before), strict=True):
-                    seat.before, seat.after = old, new
-            db.execute(sql.seats, [_seat_values(record.match_id, seat) for seat in record.seats])
-            # the last seat of a version seated twice wins, as with one seat each
-            final = {seat.bot_version_id: seat for seat in record.seats if seat.after is not None}
-            counts = Counter(seat.bot_version_id for seat in record.seats if seat.after is not None)
-            rated, counted = [], []
-            for version, tally in _counters(record).items():
-                last = final.get(version)
-                after = last.after if last is not None else None
-                row = ratings.get(version)
-                if row is None:
-                    if after is None:
-                        continue  # no rating yet: its row, when made, counts these seats
-                    # its first rated seat: count every seat recorded so far (this match's too)
-                    totals = db.execute(
-                        sql.count, {"c_version": version, "c_game": game, "c_rules": rules}
-                    ).first()
-                    db.execute(
-                        sql.new_rating,
-                        {
-                            "bot_version_id": version,
-                            "game": game,
-                            "game_version": rules,
-                            "mu": after.mu,
-                            "sigma": after.sigma,
-                            "matches": counts[version],
-                            **_totals(totals),
-                            "updated_at": stamp,
-                        },
-                    )
-                elif after is not None:
-                    change = {"r_mu": after.mu, "r_sigma": after.sigma, "r_at": stamp}
-                    rated.append(
-                        {"r_id": row.id, "r_matches": counts[version], **change}
-                        | {f"r_{name}": amount for name, amount in tally.items()}
-                    )
-                elif any(tally.values()):
-                    counted.append(
-                        {"r_id": row.id} | {f"r_{name}": amount for name, amount in tally.items()}
-                    )
-            if rated:
-                db.execute(sql.rate, rated)
-            if counted:
-                db.execute(sql.add, counted)
+        self.record_many([(record, rate)])
+
+    def record_many(self, batch: Sequence[tuple[MatchRecord, Rater | None]]) -> None:
+        """Store several finished matches, in schedule order, in one transaction.
+
+        The rows are exactly those of recording the matches one by one: each match's
+        ratings are those of its game under the rules version it was played under.
+        With a rater, the seats' current skills (as the matches before it in the
+        batch left them) are read, `rate(before)` gives the new ones, and both are
+        stored. A match already recorded is left alone, so recording twice cannot
+        duplicate it; the batch commits whole or not at all. The leaderboard's
+        counters on the rating rows (`Rating.games`, ...) move with it.
+
+        Its cost does not grow with the database, and little with the batch: a few
+        statements per batch (each an executemany), whatever its size. Only a
+        version's first rating at a game and rules version (its prior, and its
+        seats counted) reads more, once.
+        """
+        if not batch:
+            return
+        try:
+            with self.connection() as db:
+                _Batch(db, now()).record(batch)
+        except _RecordedMeanwhile:
+            # another connection recorded one of them: one at a time, skipping those
+            for item in batch:
+                with self.connection() as db:
+                    _Batch(db, now()).record([item])
 
     @contextmanager
     def connection(self) -> Iterator[Connection]:
@@ -953,10 +895,13 @@ class _Recording:
 def _recording() -> _Recording:
     match_t, seat_t, rating_t = (Match.__table__, MatchSeat.__table__, Rating.__table__)  # type: ignore[attr-defined]
     unrecorded = and_(match_t.c.id == bindparam("m_id"), match_t.c.recorded == False)  # noqa: E712
+    not_yet = match_t.c.recorded == False  # noqa: E712
     counters = {name: rating_t.c[name] + bindparam(f"r_{name}") for name in _COUNTERS}
     this_rating = rating_t.c.id == bindparam("r_id")
     return _Recording(
-        find=select_columns(match_t.c.game, match_t.c.game_version).where(unrecorded),
+        find=select_columns(match_t.c.id, match_t.c.game, match_t.c.game_version).where(
+            match_t.c.id.in_(bindparam("m_ids", expanding=True)), not_yet
+        ),
         mark=update(match_t)
         .where(unrecorded)
         .values(
@@ -1094,6 +1039,192 @@ def _prior(db: Session | Connection, version: int, game: str, rules: int) -> Ski
         _prior_query(), {"p_version": version, "p_game": game, "p_rules": rules}
     ).first()
     return inherited(Skill(row.mu, row.sigma)) if row is not None else Skill.initial()
+
+
+#: What rates one match: the seats' skills before -> after (arena.rating.rate, bound).
+Rater = Callable[[list[Skill]], list[Skill]]
+
+
+class _RecordedMeanwhile(Exception):
+    """A match of a batch was recorded by another connection since it was read."""
+
+
+@dataclass
+class _Standing:
+    """One version's rating at one game and rules version while a batch is recorded:
+    its row (if it has one), its current skill, and what the batch adds to the row."""
+
+    row_id: int | None
+    skill: Skill | None  # None: no row and no prior read yet
+    matches: int = 0
+    tally: dict[str, Any] = field(default_factory=lambda: dict.fromkeys(_COUNTERS, 0))
+    rated: bool = False  # the batch rated it: mu and sigma change
+
+    def add(self, tally: dict[str, Any]) -> None:
+        for name, amount in tally.items():
+            self.tally[name] += amount
+
+    @property
+    def changed(self) -> bool:
+        return self.rated or any(self.tally.values())
+
+
+class _Batch:
+    """`Store.record_many` in one open transaction.
+
+    Ratings are chained in memory, match after match in schedule order, and the rows
+    are written together at the end (`_flush`): the match rows, seats and replays as
+    executemany inserts and updates, each rating row once. Before a query that must
+    see the batch's earlier matches (a version's prior, a new rating row's count of its
+    seats so far), what is pending is written first, so it reads what recording one
+    match at a time would have read.
+    """
+
+    def __init__(self, db: Connection, stamp: Any):
+        self.db, self.stamp, self.sql = db, stamp, _recording()
+        self.standings: dict[tuple[int, str, int], _Standing] = {}
+        self.seats: list[dict[str, Any]] = []
+
+    def record(self, batch: Sequence[tuple[MatchRecord, Rater | None]]) -> None:
+        db, sql = self.db, self.sql
+        ids = [record.match_id for record, _rate in batch]
+        found = {
+            row.id: (row.game, row.game_version) for row in db.execute(sql.find, {"m_ids": ids})
+        }
+        todo = [(record, rate) for record, rate in batch if record.match_id in found]
+        if not todo:
+            return
+        marked = db.execute(sql.mark, [self._mark_values(record) for record, _rate in todo])
+        if marked.rowcount != len(todo):
+            raise _RecordedMeanwhile
+        replays = [
+            {"match_id": record.match_id, "replay": record.replay}
+            for record, _rate in todo
+            if record.replay is not None
+        ]
+        if replays:
+            db.execute(sql.replay, replays)
+        self._read_standings(todo, found)
+        for record, rate in todo:
+            game, rules = found[record.match_id]
+            self._rate(record, rate, game, rules)
+        self._flush()
+
+    def _mark_values(self, record: MatchRecord) -> dict[str, Any]:
+        return {
+            "m_id": record.match_id,
+            "m_status": record.status,
+            "m_error": record.error or None,
+            "m_seconds": record.seconds,
+            "m_at": self.stamp,
+        }
+
+    def _read_standings(
+        self, todo: list[tuple[MatchRecord, Rater | None]], found: dict[int, tuple[str, int]]
+    ) -> None:
+        """The rating rows of every version in the batch (one query per game and rules)."""
+        wanted: dict[tuple[str, int], set[int]] = {}
+        for record, _rate in todo:
+            versions = wanted.setdefault(found[record.match_id], set())
+            versions.update(seat.bot_version_id for seat in record.seats)
+        for (game, rules), versions in wanted.items():
+            rows = self.db.execute(
+                self.sql.ratings, {"r_versions": sorted(versions), "r_game": game, "r_rules": rules}
+            )
+            for row in rows:
+                self.standings[(row.bot_version_id, game, rules)] = _Standing(
+                    row.id, Skill(row.mu, row.sigma)
+                )
+            for version in versions:
+                self.standings.setdefault((version, game, rules), _Standing(None, None))
+
+    def _rate(self, record: MatchRecord, rate: Rater | None, game: str, rules: int) -> None:
+        """One match: its seats' skills before and after, its seat rows, its counters."""
+        standing = {
+            seat.bot_version_id: self.standings[(seat.bot_version_id, game, rules)]
+            for seat in record.seats
+        }
+        if rate is not None:
+            before = [
+                self._skill(standing[seat.bot_version_id], seat.bot_version_id, game, rules)
+                for seat in record.seats
+            ]
+            for seat, old, new in zip(record.seats, before, rate(before), strict=True):
+                seat.before, seat.after = old, new
+        self.seats.extend(_seat_values(record.match_id, seat) for seat in record.seats)
+        # the last seat of a version seated twice wins, as with one seat each
+        final = {seat.bot_version_id: seat for seat in record.seats if seat.after is not None}
+        counts = Counter(seat.bot_version_id for seat in record.seats if seat.after is not None)
+        for version, tally in _counters(record).items():
+            entry = standing[version]
+            last = final.get(version)
+            if last is not None and last.after is not None:
+                if entry.row_id is None and not entry.rated:
+                    entry.matches = 0  # its first rating: earlier seats are counted in SQL
+                entry.skill, entry.rated = last.after, True
+                entry.matches += counts[version]
+            elif entry.row_id is None and not entry.rated:
+                continue  # no rating yet: its row, when made, counts these seats
+            entry.add(tally)
+
+    def _skill(self, entry: _Standing, version: int, game: str, rules: int) -> Skill:
+        """A version's current skill; for its first rating, its prior (read once)."""
+        if entry.skill is None:
+            self._flush()  # the prior reads rating rows: the batch's changes first
+            entry.skill = _prior(self.db, version, game, rules)
+        return entry.skill
+
+    def _flush(self) -> None:
+        """Write what is pending: seat rows, then every changed rating row."""
+        db, sql = self.db, self.sql
+        if self.seats:
+            db.execute(sql.seats, self.seats)
+            self.seats = []
+        rated, counted = [], []
+        for (version, game, rules), entry in self.standings.items():
+            if not entry.changed:
+                continue
+            counters = {f"r_{name}": amount for name, amount in entry.tally.items()}
+            if entry.row_id is None:
+                entry.row_id = self._new_row(version, game, rules, entry)
+            elif entry.rated:
+                assert entry.skill is not None
+                rated.append(
+                    {"r_id": entry.row_id, "r_matches": entry.matches, **counters}
+                    | {"r_mu": entry.skill.mu, "r_sigma": entry.skill.sigma, "r_at": self.stamp}
+                )
+            else:
+                counted.append({"r_id": entry.row_id, **counters})
+            entry.matches, entry.rated = 0, False
+            entry.tally = dict.fromkeys(_COUNTERS, 0)
+        if rated:
+            db.execute(sql.rate, rated)
+        if counted:
+            db.execute(sql.add, counted)
+
+    def _new_row(self, version: int, game: str, rules: int, entry: _Standing) -> int:
+        """A version's first rating row: its counters count every seat recorded so far
+        (this batch's too: they are written), so the batch's tally is not added."""
+        assert entry.skill is not None
+        totals = self.db.execute(
+            self.sql.count, {"c_version": version, "c_game": game, "c_rules": rules}
+        ).first()
+        made = self.db.execute(
+            self.sql.new_rating,
+            {
+                "bot_version_id": version,
+                "game": game,
+                "game_version": rules,
+                "mu": entry.skill.mu,
+                "sigma": entry.skill.sigma,
+                "matches": entry.matches,
+                **_totals(totals),
+                "updated_at": self.stamp,
+            },
+        )
+        key = made.inserted_primary_key
+        assert key is not None
+        return int(key[0])
 
 
 def _seat_values(match_id: int, seat: SeatRecord) -> dict[str, Any]:

@@ -1,26 +1,30 @@
 """Coordinator speed: matches recorded per second, the path a tournament's results take.
 
 Usage: .venv/bin/python scripts/bench_coordinator.py [--db URL ...] [--players 2 4 6]
-       [--rounds 3] [--per-round 200] [--bots 12]
+       [--rounds 3] [--per-round 400] [--bots 12]
 
 Only the coordinator writes the database: every result a worker sends back goes
-through `arena.tournament.runner._record` (TrueSkill update + one transaction with the
-match row, its seats, its replay and the rating rows). This script feeds that path
-with synthetic results, as workers would send them, so that nothing but recording is
-timed: no bot, referee or pipe runs while the clock runs.
+through the loop of `arena.tournament.runner.run` (suspension streaks, progress, the
+record of each match: TrueSkill update, replay as JSON) and `Store.record_many`
+(matches, seats, replays and rating rows, several matches per transaction when
+results arrive faster than one transaction). This script runs that very loop on an
+executor whose results are all there at once (`Instant`), as from many fast workers,
+so that nothing but the coordinator is timed: no bot, referee or pipe runs while the
+clock runs.
 
 Set-up (not timed): a fresh database per `--db` URL (default: a temporary SQLite file;
-PostgreSQL: pass an empty database's URL), `--bots` bot versions, and per player count
-one Krumme10 tournament whose schedule holds rounds x per-round matches of seats drawn
-from the bots. Each result carries a replay of realistic shape: the events of one seeded
-random in-process game of that player count (about 13-22 KB as JSON).
+PostgreSQL: pass an empty database's URL), `--bots` bot versions (pointing at
+bots/random, whose manifest `run` reads), and per round and player count one Krumme10
+tournament of `--per-round` matches with seats drawn from the bots, and its results.
+Each result carries a replay of realistic shape: the events of one seeded random
+in-process game of that player count (about 13-22 KB as JSON).
 
 Timed: `--rounds` rounds; in each, every player count in turn (the order rotating
-from round to round, so load from other processes hits all alike) records
-`--per-round` matches of its tournament in schedule order. Printed per database and
-player count: median matches/s by wall time with min..max over the rounds, and median
-coordinator CPU per match (`time.process_time`, this process only; with PostgreSQL the
-server's own CPU is not in it) with min..max.
+from round to round, so load from other processes hits all alike) runs its
+tournament: `runner.run(store, id, executor=Instant(...))`, start to finish. Printed per
+database and player count: median matches/s by wall time with min..max over the
+rounds, and median coordinator CPU per match (`time.process_time`, this process only;
+with PostgreSQL the server's own CPU is not in it) with min..max.
 
 Goals (issue 15): >= 2,000 matches/s for 2 players on SQLite (<= 0.5 ms each), >= 500/s
 for 6 players.
@@ -33,7 +37,6 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -41,12 +44,13 @@ from typing import Any
 from sqlalchemy import insert
 
 from arena.games import load_game
-from arena.match import MatchResult, MatchStatus, SeatResult, SeatStatus
+from arena.match import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
 from arena.models import Bot, BotVersion, Match, Tournament
 from arena.store import Store
 from arena.tournament import runner
 
 GAME = "krumme10"
+RANDOM_BOT = Path(__file__).resolve().parents[1] / "bots" / "random"
 
 
 def replay_of(players: int, seed: int) -> dict[str, Any]:
@@ -70,10 +74,9 @@ def replay_of(players: int, seed: int) -> dict[str, Any]:
     }
 
 
-def build(store: Store, bots: int, players: list[int], matches: int) -> dict[int, list[Match]]:
-    """Bot versions and one tournament per player count; its scheduled matches."""
+def build(store: Store, bots: int) -> None:
+    """The bot versions (all pointing at bots/random, so `run` can read a manifest)."""
     stamp = datetime.now(UTC)
-    version = load_game(GAME).spec.version
     with store.writer.begin() as db:
         db.execute(
             insert(Bot),
@@ -83,23 +86,53 @@ def build(store: Store, bots: int, players: list[int], matches: int) -> dict[int
         db.execute(
             insert(BotVersion),
             [{"id": b + 1, "bot_id": b + 1, "number": 1, "sha256": f"{b:064x}",
-              "folder": "/nowhere", "command": ["x"], "games": ["*"], "created_at": stamp}
+              "folder": str(RANDOM_BOT), "command": ["python3", "bot.py"], "games": ["*"],
+              "created_at": stamp}
              for b in range(bots)],
         )  # fmt: skip
-    rng = random.Random(1)
-    schedules = {}
-    for count in players:
-        tournament = Tournament(
-            name=f"bench-{count}p", game=GAME, game_version=version, format="round-robin",
-            players=count, rounds=1, seed=count, variant={}, settings={},
-        )  # fmt: skip
-        lineups = [rng.sample(range(1, bots + 1), count) for _ in range(matches)]
-        tournament_id = store.create_tournament(
-            tournament,
-            [Match(number=i, game=GAME, seed=i, lineup=lineup) for i, lineup in enumerate(lineups)],
-        )
-        schedules[count] = store.matches(tournament_id, recorded=False)
-    return schedules
+
+
+def schedule(store: Store, bots: int, count: int, matches: int, seed: int) -> int:
+    """A tournament of `matches` matches of `count` players; its id."""
+    rng = random.Random(seed)
+    tournament = Tournament(
+        name=f"bench-{count}p-{seed}", game=GAME, game_version=load_game(GAME).spec.version,
+        format="round-robin", players=count, rounds=1, seed=seed, variant={},
+        settings={"decision_timeout": 1.0, "startup_timeout": 10.0, "suspend_after": 5},
+    )  # fmt: skip
+    lineups = [rng.sample(range(1, bots + 1), count) for _ in range(matches)]
+    return store.create_tournament(
+        tournament,
+        [Match(number=i, game=GAME, seed=i, lineup=lineup) for i, lineup in enumerate(lineups)],
+    )
+
+
+class _Ready:
+    """A match whose result is there."""
+
+    def __init__(self, result: MatchResult):
+        self.value = result
+
+    def result(self) -> MatchResult:
+        return self.value
+
+    def done(self) -> bool:
+        return True
+
+
+class Instant:
+    """An executor whose every result is there at once: precomputed, handed out in order."""
+
+    slots = 64
+
+    def __init__(self, results: list[MatchResult]):
+        self.results = iter(results)
+
+    def submit(self, spec: MatchSpec) -> _Ready:
+        return _Ready(next(self.results))
+
+    def shutdown(self, now: bool = False) -> None:
+        pass
 
 
 def results(match: Match, replay: dict[str, Any], rng: random.Random) -> MatchResult:
@@ -120,22 +153,22 @@ def results(match: Match, replay: dict[str, Any], rng: random.Random) -> MatchRe
 def bench(url: str, args: argparse.Namespace) -> None:
     """Every player count on one database, interleaved round by round."""
     store = Store(url)
-    schedules = build(store, args.bots, args.players, args.rounds * args.per_round)
+    build(store, args.bots)
     replays = {count: replay_of(count, count) for count in args.players}
-    pending: dict[int, Iterator[Match]] = {count: iter(s) for count, s in schedules.items()}
     walls: dict[int, list[float]] = {count: [] for count in args.players}
     cpus: dict[int, list[float]] = {count: [] for count in args.players}
     rng = random.Random(2)
     for round_no in range(args.rounds):
         shift = round_no % len(args.players)
         for count in args.players[shift:] + args.players[:shift]:
-            batch = [next(pending[count]) for _ in range(args.per_round)]
-            made = [results(match, replays[count], rng) for match in batch]
+            tid = schedule(store, args.bots, count, args.per_round, seed=100 * round_no + count)
+            made = [results(m, replays[count], rng) for m in store.matches(tid, recorded=False)]
+            executor = Instant(made)
             wall, cpu = time.perf_counter(), time.process_time()
-            for match, result in zip(batch, made, strict=True):
-                runner._record(store, GAME, match, result, set())
+            runner.run(store, tid, executor=executor)
             walls[count].append((time.perf_counter() - wall) / args.per_round)
             cpus[count].append((time.process_time() - cpu) / args.per_round)
+            assert store.match_counts(tid) == (args.per_round, args.per_round)
     store.close()
     backend = url.split(":", 1)[0]
     for count in args.players:
@@ -153,7 +186,7 @@ def main() -> None:
     parser.add_argument("--db", action="append", help="SQLAlchemy URL of an empty database")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--per-round", type=int, default=200)
+    parser.add_argument("--per-round", type=int, default=400)
     parser.add_argument("--bots", type=int, default=12)
     args = parser.parse_args()
     print(

@@ -101,6 +101,9 @@ class Done:
     def result(self) -> MatchResult:
         return self.value
 
+    def done(self) -> bool:
+        return True
+
 
 class FakeExecutor:
     """Results from known strengths and the deal's seed: the same spec, the same result."""

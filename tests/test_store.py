@@ -6,6 +6,7 @@ each test gets a fresh database there (tests/databases.py).
 
 from __future__ import annotations
 
+import random
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import inspect, text
 
-from arena import headtohead, reports
+from arena import headtohead, rating, reports
 from arena.errors import StoreError
 from arena.models import Match, Tournament
 from arena.rating import Skill
@@ -356,3 +357,124 @@ def test_issue_12_leaderboard_counters_move_with_each_recorded_match(store: Stor
     ] == [(r["bot"], r["games"], r["forfeits"]) for r in board]
     details = reports.bot_details(store, "alpha")
     assert details is not None and details["ratings"][0]["games"] == 4
+
+
+# ----- batches: several matches in one transaction ------------------------------------
+def _random_schedule(store: Store, rng: Any, matches: int) -> tuple[int, list[MatchRecord]]:
+    """A tournament of `matches` matches among six versions (two bots with two versions
+    each: a new version starts from its predecessor's rating) and their records: rated,
+    void, forfeited, suspended, versions seated twice. Records carry no skills yet."""
+    versions = [
+        store.add_bot_version(f"b{i % 4}", f"{i:064x}", "/x", ["x"], ["*"]).id or 0
+        for i in range(6)
+    ]
+    lineups = [rng.sample(versions, rng.randint(2, 4)) for _ in range(matches)]
+    for lineup in lineups[::7]:
+        lineup.append(lineup[0])  # a version seated twice
+    schedule = [Match(number=i, game="take-that", seed=i, lineup=x) for i, x in enumerate(lineups)]
+    tid = store.create_tournament(tournament(), schedule)
+    records = []
+    for match in store.matches(tid):
+        kind = rng.choice(["normal", "normal", "normal", "forfeit", "platform-error", "suspended"])
+        seats = []
+        for i, version in enumerate(match.lineup):
+            if kind == "suspended":
+                seats.append(SeatRecord(i, version, None, None, "suspended", "bot suspended"))
+                continue
+            status = "timeout" if kind == "forfeit" and i == 1 else "ok"
+            score = None if kind == "platform-error" else rng.randint(-5, 20)
+            rank = None if score is None else rng.randint(1, len(match.lineup))
+            seats.append(SeatRecord(i, version, score, rank, status, "", "err" * i))
+        records.append(MatchRecord(match.id or 0, kind, seats, replay=f'{{"m": {match.number}}}'))
+    return tid, records
+
+
+def _rater(record: MatchRecord) -> Any:
+    if record.status in ("platform-error", "suspended"):
+        return None
+    ranks = [seat.rank or len(record.seats) for seat in record.seats]
+    return lambda before: rating.rate("take-that", before, ranks)
+
+
+def _stored(store: Store, tid: int) -> tuple[Any, ...]:
+    seats = [
+        (
+            m.number,
+            m.status,
+            s.seat,
+            s.bot_version_id,
+            s.score,
+            s.rank,
+            s.status,
+            s.stderr,
+            s.mu_before,
+            s.sigma_before,
+            s.mu_after,
+            s.sigma_after,
+        )
+        for m, s in store.seat_rows(tournament_id=tid)
+    ]
+    ratings = sorted(
+        (
+            r.bot_version_id,
+            r.mu,
+            r.sigma,
+            r.matches,
+            r.games,
+            r.wins,
+            r.shared_wins,
+            r.score_sum,
+            r.forfeits,
+        )
+        for r in store.ratings("take-that", 1)
+    )
+    board = [(r.bot, r.version, r.mu, r.sigma) for r in store.leaderboard("take-that", 1)]
+    replays = [store.replay(m.id or 0) for m in store.matches(tid)]
+    return seats, ratings, board, replays, store.match_counts(tid)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_batch_stores_exactly_what_one_match_at_a_time_stores(
+    backend: str, tmp_path: Path
+) -> None:
+    """Ratings chained in memory through a batch give the very rows (skills, counters,
+    first ratings from a predecessor's) of recording each match in its own transaction."""
+    stored = []
+    for split in ("one by one", "batches"):
+        rng = random.Random(5)
+        folder = tmp_path / split.replace(" ", "-")
+        folder.mkdir()
+        with database_url(backend, folder) as url:
+            store = Store(url)
+            tid, records = _random_schedule(store, rng, 60)
+            cut = random.Random(9)
+            start = 0
+            while start < len(records):
+                size = 1 if split == "one by one" else cut.choice([1, 2, 5, 17, 40])
+                chunk = records[start : start + size]
+                store.record_many([(r, _rater(r)) for r in chunk])
+                start += size
+            stored.append(_stored(store, tid))
+            assert counters(store) == counted_afresh(store)  # the counters count every seat
+            store.close()
+    assert stored[0] == stored[1]
+    _seats, ratings, _board, _replays, counts = stored[1]
+    assert counts == (60, 60) and len(ratings) == 6
+
+
+def test_a_batch_skips_matches_already_recorded_and_commits_whole(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    tid, records = _random_schedule(store, random.Random(3), 10)
+    store.record_many([(r, _rater(r)) for r in records[:4]])
+    before = _stored(store, tid)
+    store.record_many([(r, _rater(r)) for r in records[:4]])  # again: nothing changes
+    assert _stored(store, tid) == before
+
+    def broken(before: list[Skill]) -> list[Skill]:
+        raise ZeroDivisionError  # the batch fails at its last match
+
+    with pytest.raises(ZeroDivisionError):
+        store.record_many([(records[4], _rater(records[4])), (records[5], broken)])
+    assert _stored(store, tid) == before  # nothing of the failed batch was kept
+    assert counters(store) == counted_afresh(store)
+    store.close()

@@ -132,7 +132,9 @@ class VoidsOne:
     def submit(self, spec: MatchSpec) -> executors.MatchFuture:
         if spec.match_id.endswith(f"-m{self.number}"):
             void = executors.platform_error(spec, "worker lost twice")
-            return cast(executors.MatchFuture, SimpleNamespace(result=lambda: void))
+            return cast(
+                executors.MatchFuture, SimpleNamespace(result=lambda: void, done=lambda: True)
+            )
         return self.inner.submit(spec)
 
     def shutdown(self, now: bool = False) -> None:

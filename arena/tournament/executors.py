@@ -50,6 +50,10 @@ class MatchFuture(Protocol):
         """Wait for the match; a void platform-error result if it could not be played."""
         ...
 
+    def done(self) -> bool:
+        """Whether `result` would return without waiting."""
+        ...
+
 
 class Executor(Protocol):
     """Runs matches somewhere; see the module docstring."""
@@ -129,6 +133,10 @@ class _Lazy:
 
     def result(self) -> MatchResult:
         return run_match(self.spec, self.pool)
+
+    def done(self) -> bool:
+        """Never: the match is played when its result is asked for."""
+        return False
 
 
 class InProcess:
@@ -299,6 +307,10 @@ class _PoolMatch:
     def __init__(self, owner: Processes, spec: MatchSpec):
         self.owner, self.spec = owner, spec
         self.generation, self.future = owner.start(spec)
+
+    def done(self) -> bool:
+        """Whether the worker has finished (a lost worker's rerun still waits)."""
+        return self.future.done() and self.future.exception() is None
 
     def result(self) -> MatchResult:
         """The match's result; run again once if its worker died, void if lost twice."""

@@ -32,7 +32,7 @@ from arena.match import (
 )
 from arena.models import Match, Tournament
 from arena.sandbox import limits as bot_limits
-from arena.store import MatchRecord, SeatRecord, Store
+from arena.store import MatchRecord, Rater, SeatRecord, Store
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executors import LOCAL, Executor, ExecutorLost, MatchFuture, open_executor
 from arena.tournament.formats import FORMATS
@@ -167,6 +167,13 @@ def _record(
     store: Store, game: str, match: Match, result: MatchResult | None, suspended: set[int]
 ) -> None:
     """Rate and store one match in schedule order (result None: skipped for suspension)."""
+    store.record(*_to_record(game, match, result, suspended))
+
+
+def _to_record(
+    game: str, match: Match, result: MatchResult | None, suspended: set[int]
+) -> tuple[MatchRecord, Rater | None]:
+    """What the store records of one match, and how to rate it (None: not rated)."""
     assert match.id is not None
     if result is None or any(v in suspended for v in match.lineup):
         seats = [
@@ -180,8 +187,7 @@ def _record(
             )
             for i, v in enumerate(match.lineup)
         ]
-        store.record(MatchRecord(match.id, str(MatchStatus.FORFEIT), seats))
-        return
+        return MatchRecord(match.id, str(MatchStatus.FORFEIT), seats), None
     records = [
         SeatRecord(s.seat, v, s.score, s.rank, str(s.status), s.detail, s.stderr[-4000:])
         for s, v in zip(result.seats, match.lineup, strict=True)
@@ -193,10 +199,15 @@ def _record(
 
     rated = result.status is not MatchStatus.PLATFORM_ERROR
     replay = orjson.dumps(result.replay).decode() if result.replay else None
-    store.record(
-        MatchRecord(match.id, str(result.status), records, result.error, result.seconds, replay),
-        rate if rated else None,
+    record = MatchRecord(
+        match.id, str(result.status), records, result.error, result.seconds, replay
     )
+    return record, (rate if rated else None)
+
+
+#: The most results recorded in one transaction. Results are only held back while the
+#: next one is already there, so a batch never waits for a match still being played.
+MAX_BATCH = 100
 
 
 def run(
@@ -249,14 +260,22 @@ def run(
             for batch in _batches(store, tournament, pending, suspensions.suspended)
             for played in _results(pool, tournament, batch, refs, suspensions, secret)
         )
-        for done, (match, result) in enumerate(results, start=len(recorded) + 1):
-            _record(store, tournament.game, match, result, suspensions.suspended)
+        batch: list[tuple[MatchRecord, Rater | None]] = []
+        played: list[tuple[int, Match, MatchResult | None, list[int]]] = []
+        for done, (match, result, more) in enumerate(results, start=len(recorded) + 1):
+            batch.append(_to_record(tournament.game, match, result, suspensions.suspended))
+            played.append((done, match, result, _note(suspensions, match, result)))
+            if more and len(batch) < MAX_BATCH:
+                continue  # the next result is there already: record both together
+            store.record_many(batch)
+            batch.clear()
             if ctrl_c.is_set():  # its KeyboardInterrupt was lost (see _ctrl_c_noted)
                 raise KeyboardInterrupt
-            newly = _note(suspensions, match, result)
-            if on_progress is not None:
-                labels = [f"{names[v][0]} v{names[v][1]}" for v in newly]
-                on_progress(Progress(done, total, match, result, labels))
+            for done_, match_, result_, newly in played:
+                if on_progress is not None:
+                    labels = [f"{names[v][0]} v{names[v][1]}" for v in newly]
+                    on_progress(Progress(done_, total, match_, result_, labels))
+            played.clear()
         stopped = False
     except ExecutorLost as error:
         raise ExecutorLost(f"{error}: {_stop(store, tournament_id)}") from None
@@ -407,10 +426,11 @@ def _results(
     refs: dict[int, BotRef],
     suspensions: _Suspensions,
     secret: bytes,
-) -> Iterator[tuple[Match, MatchResult | None]]:
-    """Submit matches a few at a time and yield (match, result) in schedule order.
+) -> Iterator[tuple[Match, MatchResult | None, bool]]:
+    """Submit matches a few at a time and yield (match, result, more) in schedule order.
 
     A match whose lineup holds a bot already suspended is not played (result None).
+    `more` says that the next result is there already (asking for it will not wait).
     """
     window = max(2, 2 * executor.slots)
     futures: dict[int, MatchFuture | None] = {}
@@ -424,4 +444,13 @@ def _results(
                 futures[submitted] = executor.submit(_spec(tournament, upcoming, refs, secret))
             submitted += 1
         future = futures.pop(index)
-        yield match, (future.result() if future is not None else None)
+        result = future.result() if future is not None else None
+        yield match, result, _ready(futures, index + 1)
+
+
+def _ready(futures: dict[int, MatchFuture | None], index: int) -> bool:
+    """Whether the result of match `index` is there (a skipped match's at once)."""
+    if index not in futures:
+        return False
+    future = futures[index]
+    return future is None or future.done()
