@@ -4,11 +4,18 @@ CPU pinning, the share of time spent outside the bots, and the rating + database
 Run: .venv/bin/python scripts/bench_tournament.py [--game take-that] [--rounds 40] [--repeat 3]
 
 Every figure comes from this one run, each tournament on a fresh temporary arena home
-(SQLite). What is timed: `runner.run` of the whole round robin (pool start-up, every
-match, recording), wall clock and CPU time (this process and every process it waited
-for: workers, bots). The set-ups take turns round by round (--repeat rounds), so that
-the load of a shared machine falls on all of them alike; each figure is the median,
-with min..max, over the rounds.
+(SQLite). What is timed: `runner.run` of the whole round robin on a local process pool
+of 1 or 2 worker processes (the same executor class for both, started and shut down
+inside the timed span: pool start-up, every match, recording), wall clock and CPU
+time (this process and every process it waited for: workers, bots). The set-ups take
+turns round by round (--repeat rounds), so that the load of a shared machine falls on
+all of them alike; each figure is the median, with min..max, over the rounds.
+
+"bot wait" is the share of the matches' time that the worker spent waiting for a
+bot's answer: the bot's thinking *and* the pipe round trip (arena's write, the
+wake-ups, its read); it is not the bots' own CPU. The last line, one match recorded
+per transaction, is what a run pays when it waits for every result; a coordinator
+fed faster records several per transaction (scripts/bench_coordinator.py).
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from arena import rating  # noqa: E402
 from arena.models import Match, Tournament  # noqa: E402
 from arena.store import MatchRecord, SeatRecord, Store  # noqa: E402
-from arena.tournament import runner  # noqa: E402
+from arena.tournament import executors, runner  # noqa: E402
 from arena.tournament.config import TournamentConfig  # noqa: E402
 
 
@@ -60,16 +67,20 @@ def run_once(
                 count += 1
 
         began, cpu = time.perf_counter(), cpu_seconds()
-        runner.run(
-            store, tid, workers, fresh_processes=fresh, pin_workers=pin, on_progress=progress
-        )
+        # A pool for 1 worker too: `arena tournament run --workers 1` plays in-process
+        # instead, which would make "2 workers vs 1" compare two different executors.
+        pool = executors.Processes(workers, reuse=not fresh, pin=pin)
+        try:
+            runner.run(store, tid, executor=pool, on_progress=progress)
+        finally:
+            pool.shutdown()
         took, cpu = time.perf_counter() - began, cpu_seconds() - cpu
         store.close()
     return count / took, thinking / max(match_time, 1e-9), took, cpu
 
 
 def record_cost(n: int = 500) -> float:
-    """Milliseconds per recorded match: rating plus one database transaction."""
+    """Milliseconds per recorded match, one per transaction: rating plus the transaction."""
     with tempfile.TemporaryDirectory() as home:
         store = Store(f"sqlite:///{home}/arena.db")
         a = store.add_bot_version("a", "a" * 64, "/a", ["x"], ["*"]).id or 0
@@ -116,12 +127,12 @@ def main() -> None:
             runs.setdefault(setup, []).append(run_once(args.game, bots, args.rounds, *setup))
     print(f"{args.game} round robin of {', '.join(bots)}, {args.rounds} rounds, 2 players;")
     print(f"median (min..max) over {args.repeat} interleaved rounds")
-    print("workers  processes  pinned  matches/s            in-bot  wall s  CPU s")
+    print("workers  processes  pinned  matches/s            bot wait  wall s  CPU s")
     for (workers, fresh, pin), figures in runs.items():
         rate_ = spread([f[0] for f in figures], 1)
         share, took, cpu = (statistics.median(f[i] for f in figures) for i in (1, 2, 3))
         label = "fresh" if fresh else "reused"
-        row = f"{workers:7d}  {label:9s}  {pin!s:6s}  {rate_:19s}  {share:6.0%}"
+        row = f"{workers:7d}  {label:9s}  {pin!s:6s}  {rate_:19s}  {share:8.0%}"
         print(f"{row}  {took:6.1f}  {cpu:5.1f}")
     reused, fresh = runs[(1, False, False)], runs[(1, True, False)]
     gains = [a[0] / b[0] for a, b in zip(reused, fresh, strict=True)]
@@ -131,7 +142,7 @@ def main() -> None:
     pinned = runs[(2, False, True)]
     scaling = [a[0] / b[0] for a, b in zip(pinned, reused, strict=True)]
     print(f"2 workers vs 1 (reused, pinned, per round): {spread(scaling, 2)}x")
-    print(f"rating + database per recorded match: {record_cost():.2f} ms")
+    print(f"rating + database, one match per transaction: {record_cost():.2f} ms per match")
 
 
 def spread(values: list[float], digits: int) -> str:
