@@ -43,12 +43,27 @@ from arena.games.leylo.cards import (
     shows_action,
     up_mask,
 )
+from arena.games.leylo.decisions import (
+    CLAIMS,
+    CLEARS,
+    DRAWS,
+    FLIPS,
+    KEEP,
+    PASS,
+    REPLACES,
+    REVEALS,
+    SWAP_BY_PAIR,
+    SWAPS,
+)
 from arena.games.leylo.draws import shuffle
 from arena.games.leylo.playout import random_playout
 from arena.games.leylo.search import fill_from_observation, hidden_places, ruled_out_places
+from arena.games.leylo.views import SHOWN, ViewParts, copy_result
 
-#: The deck's codes, sorted (what a replayed deal must hold).
-SORTED_DECK: list[int] = sorted(full_deck())
+#: The deck's codes in table order (what a deal shuffles), and sorted (what a replayed
+#: deal must hold).
+DECK: tuple[int, ...] = tuple(full_deck())
+SORTED_DECK: list[int] = sorted(DECK)
 #: Points of every card code (L6) with more than 2 players ([False]) and with 2 ([True]);
 #: an EMPTY cell (-1, the last index) counts 0.
 POINTS = tuple((*map(card_value, range(len(NAMES)), repeat(players)), 0) for players in (3, 2))
@@ -56,14 +71,6 @@ POINTS = tuple((*map(card_value, range(len(NAMES)), repeat(players)), 0) for pla
 #: clockwise from the seat after the next mover; the player who just moved is last.
 CLAIM_ORDER: dict[int, list[tuple[int, ...]]] = {
     n: [tuple((first + k) % n for k in range(1, n - 1)) for first in range(n)] for n in range(2, 7)
-}
-#: What a grid cell shows in an observation, by code when face up (EMPTY, -1, is "empty").
-SHOWN: tuple[str, ...] = (*NAMES, "empty")
-#: The draw decisions of a turn (L3), by (pile not empty, discard not empty), in legal order.
-DRAW_SOURCES: dict[tuple[bool, bool], tuple[str, ...]] = {
-    (pile, discard): ("pile",) * pile + ("discard",) * discard
-    for pile in (False, True)
-    for discard in (False, True)
 }
 
 
@@ -119,6 +126,8 @@ class Leylo(Game):
     next_seat: int
     claimant: int
     claim_queue: list[int]
+    #: The observation's parts as last built (views.py); made on the first `_observe`.
+    _parts: ViewParts | None = None
 
     # ----- setup and round flow ----------------------------------------
     def _setup(self) -> None:
@@ -137,10 +146,10 @@ class Leylo(Game):
         drawn: list[list[int]] = []  # the order `make` shuffled, unless the deal is replayed
 
         def make(rng: random.Random) -> dict[str, Any]:
-            order = full_deck()
+            order = list(DECK)
             shuffle(rng, order)  # the permutation a shuffle of the names would give
             drawn.append(order)
-            names = [NAMES[code] for code in order]
+            names = list(map(NAMES.__getitem__, order))
             return {
                 "grids": [names[CELLS * s : CELLS * (s + 1)] for s in range(n)],
                 "discard": names[CELLS * n],
@@ -277,7 +286,7 @@ class Leylo(Game):
                 "doubled": doubled,
                 "points": points,
                 "scores": scores,
-                "grids": [[NAMES[c] if c != EMPTY else "empty" for c in g] for g in self.cards],
+                "grids": [list(map(SHOWN.__getitem__, grid)) for grid in self.cards],
             }
         )
         if self.round_no >= self.variant["rounds"]:
@@ -297,22 +306,19 @@ class Leylo(Game):
         """Number of face-down cards in a grid (an empty cell is never face up)."""
         return self.up[seat].count(False) - self.cards[seat].count(EMPTY)
 
-    def _line_indexes(self, seat: int) -> list[int]:
-        """Indexes into LINES of the lines that may be cleared now (L4), rows first."""
+    def _line_indexes(self, seat: int, mask: int | None = None) -> list[int]:
+        """Indexes into LINES of the lines that may be cleared now (L4), rows first; `mask`
+        is the grid's face-up mask if the caller keeps it (the random playout does)."""
         cards = self.cards[seat]
         return [
             index
-            for index in FULL_LINES[up_mask(self.up[seat])]
-            if is_line([cards[cell] for cell in LINE_CELLS[index]])
+            for index in FULL_LINES[up_mask(self.up[seat]) if mask is None else mask]
+            if is_line(map(cards.__getitem__, LINE_CELLS[index]))
         ]
 
-    def _has_line(self, seat: int) -> bool:
-        """True when the grid holds a line that may be cleared now."""
-        return bool(self._line_indexes(seat))
-
-    def _complete_lines(self, seat: int) -> list[tuple[str, int, tuple[int, int, int, int]]]:
-        """The lines of a grid that may be cleared now (L4), rows first."""
-        return [LINES[index] for index in self._line_indexes(seat)]
+    def _has_line(self, seat: int, mask: int | None = None) -> bool:
+        """True when the grid holds a line that may be cleared now (`mask` as above)."""
+        return bool(self._line_indexes(seat, mask))
 
     def _swap_pairs(self, seat: int) -> Sequence[tuple[int, int]]:
         """The adjacent pairs of non-empty cells a turn may swap (L3), ascending."""
@@ -335,12 +341,8 @@ class Leylo(Game):
 
     def _claim_cells(self, seat: int) -> list[int]:
         """The cells of the face-up action cards a claim may exchange (L5, R8), ascending."""
-        cards, up = self.cards[seat], self.up[seat]
-        return [cell for cell in ALL_CELLS if cards[cell] == ACTION and up[cell]]
-
-    def _draw_sources(self) -> tuple[str, ...]:
-        """The piles a turn may draw from (L3, L9), in legal order."""
-        return DRAW_SOURCES[bool(self.pile), bool(self.discard)]
+        cards = self.cards[seat]
+        return [cell for cell in compress(ALL_CELLS, self.up[seat]) if cards[cell] == ACTION]
 
     # ----- hooks ----------------------------------------------------------
     def _to_move(self) -> list[int]:
@@ -354,27 +356,24 @@ class Leylo(Game):
         return [self.current]
 
     def _legal(self, seat: int) -> list[Decision]:
-        """The decisions of the phase, in a fixed order (see the rules page)."""
+        """The decisions of the phase, in a fixed order (see the rules page); the decisions
+        are shared objects (decisions.py), the list is new."""
         if self.phase == FLIP:
-            return [{"action": "flip", "cell": i} for i in self._face_down_cells(seat)]
+            return list(map(FLIPS.__getitem__, self._face_down_cells(seat)))
         if self.phase == TURN:
-            legal: list[Decision] = [
-                {"action": "draw", "source": source} for source in self._draw_sources()
-            ]
-            legal.extend({"action": "swap", "cells": [a, b]} for a, b in self._swap_pairs(seat))
-            return legal
+            draws = DRAWS[bool(self.pile), bool(self.discard)]
+            if EMPTY not in self.cards[seat]:
+                return [*draws, *SWAPS]
+            return [*draws, *map(SWAP_BY_PAIR.__getitem__, self._swap_pairs(seat))]
         if self.phase == PLACE:
-            return [{"action": "replace", "cell": i} for i in self._filled_cells(seat)] + [
-                {"action": "discard", "reveal": i} for i in self._face_down_cells(seat)
+            return [
+                *map(REPLACES.__getitem__, self._filled_cells(seat)),
+                *map(REVEALS.__getitem__, self._face_down_cells(seat)),
             ]
         if self.phase == CLEAR:
-            lines: list[Decision] = [
-                {"action": "clear", kind: index} for kind, index, _ in self._complete_lines(seat)
-            ]
-            return [*lines, {"action": "keep"}]
+            return [*map(CLEARS.__getitem__, self._line_indexes(seat)), KEEP]
         # CLAIM
-        claims: list[Decision] = [{"action": "claim", "cell": i} for i in self._claim_cells(seat)]
-        return [*claims, {"action": "pass"}]
+        return [*map(CLAIMS.__getitem__, self._claim_cells(seat)), PASS]
 
     def _apply(self, seat: int, decision: Decision) -> None:
         """Apply one checked decision."""
@@ -470,6 +469,7 @@ class Leylo(Game):
         twin.discard = list(self.discard)
         twin.flips = list(self.flips)
         twin.claim_queue = list(self.claim_queue)
+        twin._parts = None  # kept parts are one state's: the twin builds its own
 
     def _playout(self, rng: random.Random, limit: int) -> int:
         """The plain random loop without building legal lists (playout.py)."""
@@ -500,8 +500,15 @@ class Leylo(Game):
 
     # ----- observation ------------------------------------------------
     def _observe(self, seat: int) -> dict[str, Any]:
-        """What `seat` knows (L11): face-up cards, the discard pile, counts; no face-down card."""
+        """What `seat` knows (L11): face-up cards, the discard pile, counts; no face-down card.
+
+        The grids and piles come from the parts kept between calls (views.py), copied.
+        """
         n = self.players
+        parts = self._parts
+        if parts is None:
+            parts = self._parts = ViewParts()
+        grids, face_down = parts.grid_views(self.cards, self.up)
         in_gap = self.phase == CLAIM or (self.phase == CLEAR and self.clear_context == "claim")
         in_turn = self.phase in (TURN, PLACE, CLEAR) and not in_gap
         gap = {"after": self.current, "before": self.next_seat} if in_gap else None
@@ -521,31 +528,24 @@ class Leylo(Game):
             "ender": self.ender,
             "final_turns_left": self.final_left if self.ender is not None else None,
             "action_card_value": card_value(ACTION, n),
-            "grids": [self._grid_view(s) for s in range(n)],
-            "face_down": [self._face_down(s) for s in range(n)],
-            "discard": list(map(NAMES.__getitem__, self.discard)),
+            "grids": list(map(list, grids)),
+            "face_down": list(face_down),
+            "discard": list(parts.discard_names(self.discard)),
             "draw_pile_size": len(self.pile),
-            "draw_pile_known": self._known_pile_view(seat),
+            "draw_pile_known": self._known_pile_view(seat, parts),
             "holding": self._holding_view(seat),
             "totals": list(self.totals),
-            "results": [dict(r) for r in self.results],
+            "results": list(map(copy_result, self.results)),
         }
 
-    def _grid_view(self, seat: int) -> list[str]:
-        """A grid as everybody sees it: card names face up, "hidden" face down, "empty"."""
-        return [
-            SHOWN[code] if up or code == EMPTY else "hidden"
-            for code, up in zip(self.cards[seat], self.up[seat], strict=True)
-        ]
-
-    def _known_pile_view(self, seat: int) -> list[str] | None:
+    def _known_pile_view(self, seat: int, parts: ViewParts) -> list[str] | None:
         """The pile's cards, sorted, once a reshuffle made them public (L9); else None."""
         if not self.pile_known:
             return None
         known = list(self.pile)
         if self.held is not None and self.held_source == "pile" and seat != self.current:
             known.append(self.held)  # the others do not know which pile card was drawn
-        return [NAMES[c] for c in sorted(known)]
+        return list(parts.known_names(known))
 
     def _holding_view(self, seat: int) -> dict[str, Any] | None:
         """The card in hand during `place`; one drawn from the pile only its drawer sees (R4)."""

@@ -15,13 +15,15 @@ the plain loop's; the common ones are shared objects (see `SWAP_ENTRIES`).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from arena.games.base import Decision
 from arena.games.leylo.cards import (
     ACTION,
     ADJACENT,
+    ALL_CELLS,
+    ALL_UP,
     BITS,
     CLAIM,
     EMPTY,
@@ -31,23 +33,25 @@ from arena.games.leylo.cards import (
     PLACE,
     TURN,
     TURNS_PER_PLAYER,
+    cells_down,
     shows_action,
     up_mask,
 )
+from arena.games.leylo.decisions import CLAIMS, DRAWS, FLIPS, PASS, REPLACES, REVEALS, SWAPS
 from arena.games.leylo.draws import WIDTHS, index_picker, inline_getrandbits
 
 if TYPE_CHECKING:
     from arena.games.leylo.game import Leylo
 
 #: The history entries of a random turn, shared by all playouts (a history is only ever
-#: read, never changed: sharing spares building ~1,000 dicts per game). By seat: the
-#: draw from each source, and the swap of each pair of ADJACENT.
+#: read, never changed: sharing spares building ~1,000 tuples per game). By seat: the
+#: draw from each source, and the swap of each pair of ADJACENT. The decisions are the
+#: ones the legal lists hold (decisions.py).
 DRAW_ENTRIES: tuple[dict[str, tuple[int, Decision]], ...] = tuple(
-    {source: (seat, {"action": "draw", "source": source}) for source in ("pile", "discard")}
-    for seat in range(6)
+    {decision["source"]: (seat, decision) for decision in DRAWS[True, True]} for seat in range(6)
 )
 SWAP_ENTRIES: tuple[tuple[tuple[int, Decision], ...], ...] = tuple(
-    tuple((seat, {"action": "swap", "cells": [a, b]}) for a, b in ADJACENT) for seat in range(6)
+    tuple((seat, swap) for swap in SWAPS) for seat in range(6)
 )
 
 
@@ -135,18 +139,34 @@ class _Playout:
 
     def flips(self) -> int:
         """One joint step of the opening: every seat still flipping turns up a random
-        face-down cell (what its legal list offers); return the decisions made."""
+        face-down cell (what its legal list offers); return the decisions made.
+
+        The seats pick in `to_move` order, all from the state before the step (as the
+        plain loop does); then the referee applies the flips in that order, one `_apply`
+        each (what its `_apply_joint` does).
+        """
         game = self.game
-        cells = {seat: game._face_down_cells(seat) for seat in game._to_move()}
-        choices: dict[int, Decision] = {
-            seat: {"action": "flip", "cell": offered[self.pick(len(offered))]}
-            for seat, offered in cells.items()
-        }
-        game._apply_joint(choices)
-        game.history.extend(choices.items())
-        if not self.recount_if_dealt():
-            self.recount(choices)
-        return len(choices)
+        seats = game._to_move()
+        cells = [self.pick_cell(self.cells_down(seat)) for seat in seats]
+        history, cards, masks = game.history, game.cards, self.masks
+        for seat, cell in zip(seats, cells, strict=True):
+            decision = FLIPS[cell]
+            game._apply(seat, decision)
+            history.append((seat, decision))
+            masks[seat] |= BITS[cell]  # the one change to the grid: keep its counts
+            if cards[seat][cell] == ACTION:
+                self.claimers |= BITS[seat]
+        return len(seats)
+
+    def pick_cell(self, cells: Sequence[int]) -> int:
+        """A random one of `cells`, picked as ``rng.choice`` would."""
+        return cells[self.pick(len(cells))]
+
+    def cells_down(self, seat: int) -> Sequence[int]:
+        """The face-down cells of a grid, ascending (from its mask while it has no hole)."""
+        if self.holed & BITS[seat]:
+            return self.game._face_down_cells(seat)
+        return cells_down(self.masks[seat])
 
     def claim_step(self) -> int:
         """One seat's answer in a claim gap: a random face-up action card's cell or a pass
@@ -156,10 +176,10 @@ class _Playout:
         cells = game._claim_cells(seat)
         index = self.pick(len(cells) + 1)
         if index == len(cells):
-            game.history.append((seat, {"action": "pass"}))
+            game.history.append((seat, PASS))
             game._offer_claim()
             return 1
-        game.history.append((seat, {"action": "claim", "cell": cells[index]}))
+        game.history.append((seat, CLAIMS[cells[index]]))
         game._claim(seat, cells[index])
         game._after_action(seat, "claim")
         if not self.recount_if_dealt():
@@ -277,9 +297,11 @@ class _Playout:
     def keeps_quiet(self, seat: int) -> bool:
         """True when the grid of `seat` keeps a face-down card and holds no line to clear."""
         game = self.game
-        if game._face_down(seat) == 0:
-            return False
-        return not game._has_line(seat)
+        if self.holed & BITS[seat]:  # count the grid itself
+            return game._face_down(seat) != 0 and not game._has_line(seat)
+        # Without a hole the kept mask tells both: all cells up means none face down.
+        mask = self.masks[seat]
+        return mask != ALL_UP and not game._has_line(seat, mask)
 
     def write_back(self, seat: int, turns: int, start_turns: int) -> None:
         """Leave the state as the referee would after the quiet turns counted in `turns`."""
@@ -296,8 +318,11 @@ class _Playout:
         keep the grid's counts: the cell ends face up, and only an action card leaving
         or arriving there can change whether the seat may claim."""
         game = self.game
-        filled = game._filled_cells(seat)
-        face_down = game._face_down_cells(seat)
+        if self.holed & BITS[seat]:
+            filled: Sequence[int] = game._filled_cells(seat)
+            face_down: Sequence[int] = game._face_down_cells(seat)
+        else:  # the usual grid: no hole, its face-down cells known from its mask
+            filled, face_down = ALL_CELLS, cells_down(self.masks[seat])
         index = self.pick(len(filled) + len(face_down))
         replace = index < len(filled)
         cell = filled[index] if replace else face_down[index - len(filled)]
@@ -307,6 +332,4 @@ class _Playout:
         self.masks[seat] |= BITS[cell]
         if was_action or cards[cell] == ACTION:
             self.recount((seat,))
-        if replace:
-            return {"action": "replace", "cell": cell}
-        return {"action": "discard", "reveal": cell}
+        return REPLACES[cell] if replace else REVEALS[cell]

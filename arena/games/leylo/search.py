@@ -19,6 +19,7 @@ from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from arena.games.leylo.cards import CODES, EMPTY, NAMES, full_deck
+from arena.games.leylo.views import copy_result
 
 if TYPE_CHECKING:
     from arena.games.leylo.game import Leylo
@@ -163,7 +164,7 @@ def _fill_flow(state: Leylo, observation: Mapping[str, Any]) -> None:
     n = state.players
     state.round_no = observation["round"]
     state.totals = list(observation["totals"])
-    state.results = [_copy_result(result) for result in observation["results"]]
+    state.results = list(map(copy_result, observation["results"]))
     state.dealer = observation["dealer"]
     state.start_seat = observation["start_seat"]
     state.phase = observation["phase"]
@@ -189,12 +190,3 @@ def _fill_flow(state: Leylo, observation: Mapping[str, Any]) -> None:
     if state.phase == "claim":  # the seats still to be asked after the claimant
         queue = [(state.next_seat + k) % n for k in range(1, n - 1)]
         state.claim_queue = queue[queue.index(state.claimant) + 1 :]
-
-
-def _copy_result(result: Mapping[str, Any]) -> dict[str, Any]:
-    """A round result of the observation with its own lists."""
-    copied = dict(result)
-    copied["points"] = list(result["points"])
-    copied["scores"] = list(result["scores"])
-    copied["grids"] = [list(grid) for grid in result["grids"]]
-    return copied
