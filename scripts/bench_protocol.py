@@ -1,25 +1,59 @@
-"""Benchmark: protocol cost per decision round trip against a raw pipe echo, and referee speed.
+"""Benchmark: what one decision round trip costs through arena, against raw line echoes.
 
-Run: .venv/bin/python scripts/bench_protocol.py [--n 20000]
+Run: .venv/bin/python scripts/bench_protocol.py [--n 5000] [--rounds 5] [--seconds 2]
 
-Every figure is measured in this one run, side by side:
-- raw: `cat` echoing the same request line back over plain pipes (blocking os.write/os.read):
-  the floor for a round trip.
-- arena + first-legal (C): BotProcess.decide against bots/first-legal, which answers at once.
-- arena + random (Python): BotProcess.decide against bots/random.
-Each is measured with all processes on one core (pinned) and unpinned (across cores).
+Subjects (each a fresh process per round, warmed up with --warmup untimed trips):
+- C echo: a tiny C program compiled here with gcc into a temporary folder (getline, fwrite,
+  fflush: one line in, the same line out), driven over plain pipes by a blocking
+  os.write + os.read loop. It echoes the whole request line: the floor for a round trip.
+- arena + first-legal (C): BotProcess.decide against bots/first-legal in its sandbox,
+  then protocol.find_legal on the answer: exactly the runner's per-decision protocol
+  work (match._ask) after the referee has built the request dict. The C bot answers
+  legal[0] at once.
+- Python json echo: the interpreter the sandboxed Python bots run (read from
+  /proc/PID/exe of a started bots/random), outside the sandbox, doing
+  sys.stdout.buffer.write(json.dumps(json.loads(line)).encode() + b"\\n") and a
+  flush per line (standard-library json), driven like the C echo.
+- arena + random (Python): BotProcess.decide + find_legal against bots/random in its
+  sandbox (it decodes with orjson when its Python can import it: see the line it prints).
+
+Every subject runs in two placements. "same core": the arena (driving) thread and every
+process of the bot pinned to core 0; "other core": the arena thread on core 0 and the
+bot on core 1. The affinity is set on every task of the bot's process tree after it
+starts (bubblewrap, the sandbox's init and the bot: without it they would inherit the
+launcher thread's), and the bot's Cpus_allowed_list is read back from /proc and printed.
+
+The request is a real Take That decide message from the middle of a game (the size of
+its line is printed), sent with a new id each trip. Timed per trip, for an echo: from
+just before the write of the pre-encoded line to just after its echo is read; for arena:
+from just before BotProcess.decide is handed the request dict (it encodes it, writes
+it, waits, reads, parses the answer and checks its type and id) to just after
+protocol.find_legal has found the answer in legal. Subjects run interleaved: every
+round runs each subject once, the order rotated by one each round. Per round and
+subject: the median trip and the mean (wall time of all trips / n), and the CPU time
+per trip of the arena thread (CLOCK_THREAD_CPUTIME_ID) and of the bot's (or echo's)
+own process, the sandbox's shells excluded (/proc/PID/task/*/schedstat). Shown: the
+median over rounds with [min..max]; a ratio is taken per round (subject / its echo,
+same placement, same round) and summarized the same way; the goal verdict uses the
+median trip (the mean carries every stall the shared machine causes).
 Then games per second of every registered game with in-process random seats (the referee alone).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +63,42 @@ from arena import protocol  # noqa: E402
 from arena.games import all_games  # noqa: E402
 from arena.manifest import find_bot, prepare  # noqa: E402
 from arena.players.process import BotProcess  # noqa: E402
+
+C_ECHO = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main(void) {
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, stdin)) > 0) {
+        fwrite(line, 1, (size_t)len, stdout);
+        fflush(stdout);
+    }
+    free(line);
+    return 0;
+}
+"""
+
+PY_ECHO = """\
+import json, sys
+readline, write, flush = sys.stdin.buffer.readline, sys.stdout.buffer.write, sys.stdout.flush
+loads, dumps = json.loads, json.dumps
+for line in iter(readline, b""):
+    write(dumps(loads(line)).encode() + b"\\n")
+    flush()
+"""
+
+#: Reports orjson's presence in the bots' sandbox (stderr, read at start).
+PY_PROBE = """\
+import sys
+try:
+    import orjson
+    print("orjson", orjson.__version__, orjson.__file__, file=sys.stderr)
+except ImportError as error:
+    print("no orjson:", error, file=sys.stderr)
+print(sys.executable, sys.version.split()[0], file=sys.stderr)
+"""
 
 
 def sample_request() -> dict[str, object]:
@@ -43,26 +113,95 @@ def sample_request() -> dict[str, object]:
     return protocol.decide_message(1, game.observe(seat), game.legal(seat), 1000)
 
 
-def raw_echo(line: bytes, n: int) -> list[float]:
-    """Round trips of `line` through `cat`: the floor."""
-    cat = subprocess.Popen(["cat"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
-    assert cat.stdin and cat.stdout
-    out, inp = cat.stdin.fileno(), cat.stdout.fileno()
-    times = []
-    for _ in range(n):
-        began = time.perf_counter()
-        os.write(out, line)
-        got = b""
+# ----- processes, affinity and CPU time from /proc ------------------------------------
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as handle:
+                found += [int(child) for child in handle.read().split()]
+    except OSError:
+        pass
+    return found
+
+
+def process_tree(pid: int) -> list[int]:
+    """`pid` and all its descendants, parents first."""
+    tree, todo = [], [pid]
+    while todo:
+        current = todo.pop(0)
+        tree.append(current)
+        todo += _children(current)
+    return tree
+
+
+def pin_tree(pid: int, cores: set[int]) -> int:
+    """Pin every task of `pid`'s process tree to `cores`; return the leaf (the bot's process)."""
+    tree = process_tree(pid)
+    for member in tree:
+        try:
+            for tid in os.listdir(f"/proc/{member}/task"):
+                os.sched_setaffinity(int(tid), cores)
+        except (ProcessLookupError, FileNotFoundError, PermissionError):
+            pass  # gone, or not ours to move (a setuid bwrap): the read-back shows it
+    leaves = [member for member in tree if not _children(member)]
+    return leaves[-1]
+
+
+def status_field(pid: int, name: str) -> str:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(name + ":"):
+            return line.split(":", 1)[1].strip()
+    return "?"
+
+
+def cpu_ns(pid: int) -> int:
+    """CPU time (ns) used so far by every thread of `pid` (its schedstat)."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/schedstat") as handle:
+            total += int(handle.read().split()[0])
+    return total
+
+
+# ----- subjects ------------------------------------------------------------------------
+@dataclass
+class Running:
+    """A started subject: one round trip, its bot's pid, and how to stop it."""
+
+    trip: Callable[[int], None]
+    pid: int
+    stop: Callable[[], None]
+    #: Builds the messages of trips first..first+count-1 before the clock starts (arena only).
+    prepare: Callable[[int, int], None] | None = None
+
+
+def start_echo(argv: list[str], line: bytes) -> Running:
+    """An echo over plain pipes; a trip writes the request line and reads it back."""
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+    assert process.stdin and process.stdout
+    out, inp = process.stdin.fileno(), process.stdout.fileno()
+    write, read = os.write, os.read
+
+    def trip(_: int) -> None:
+        write(out, line)
+        got = read(inp, 65536)
         while not got.endswith(b"\n"):
-            got += os.read(inp, 65536)
-        times.append(time.perf_counter() - began)
-    cat.stdin.close()
-    cat.wait()
-    return times
+            more = read(inp, 65536)
+            if not more:
+                raise RuntimeError(f"{argv[0]} closed its output (exit code {process.wait()})")
+            got += more
+
+    def stop() -> None:
+        assert process.stdin
+        process.stdin.close()
+        process.wait()
+
+    return Running(trip, process.pid, stop)
 
 
-def arena_round_trips(bot_name: str, request: dict[str, object], n: int) -> list[float]:
-    """Round trips of the request through BotProcess.decide, answer checked for legality."""
+def started(bot_name: str) -> BotProcess:
+    """A bundled bot's process, past `ready` (so past the sandbox shell's exec)."""
     manifest = find_bot(bot_name)
     bot = BotProcess(bot_name, prepare(manifest), manifest.folder)
     bot.spawn()
@@ -77,46 +216,185 @@ def arena_round_trips(bot_name: str, request: dict[str, object], n: int) -> list
         decision_timeout_ms=1000,
     )
     bot.start_match(start, time.monotonic() + 10)
+    return bot
+
+
+def start_arena(bot_name: str, request: dict[str, object]) -> Running:
+    """A bundled bot behind BotProcess; a trip is decide + find_legal on the request."""
+    bot = started(bot_name)
     legal = request["legal"]
     assert isinstance(legal, list)
-    times = []
-    for i in range(n):
-        message = dict(request, id=i + 1)
-        began = time.perf_counter()
-        answer = bot.decide(message, time.monotonic() + 1.0)
-        assert protocol.find_legal(answer, legal) is not None
-        times.append(time.perf_counter() - began)
+    decide, find_legal, monotonic = bot.decide, protocol.find_legal, time.monotonic
+    messages: dict[int, dict[str, object]] = {}
+
+    def trip(i: int) -> None:
+        message = messages.pop(i)
+        if find_legal(decide(message, monotonic() + 1.0), legal) is None:
+            raise AssertionError("illegal answer")
+
+    def prepare_ids(first: int, count: int) -> None:  # built before the clock starts
+        for i in range(first, first + count):
+            messages[i] = dict(request, id=i)
+
+    assert bot.process is not None
+    return Running(trip, bot.process.pid, bot.close, prepare_ids)
+
+
+@dataclass
+class Subject:
+    label: str
+    kind: str  # baseline group: "C" or "Python"
+    start: Callable[[], Running]
+    bot_core: int
+    rows: list[dict[str, float]] = field(default_factory=list)
+    seen: set[str] = field(default_factory=set)
+
+
+def measure(subject: Subject, arena_core: int, n: int, warmup: int) -> None:
+    """One round of one subject: start, pin, verify, warm up, time n trips, stop."""
+    os.sched_setaffinity(0, {arena_core})
+    running = subject.start()
+    leaf = pin_tree(running.pid, {subject.bot_core})
+    arena_tid = threading.get_native_id()
+    subject.seen.add(
+        f"arena thread {status_field(arena_tid, 'Cpus_allowed_list')}, bot "
+        f"{status_field(leaf, 'Cpus_allowed_list')} ({os.readlink(f'/proc/{leaf}/exe')})"
+    )
+    try:
+        if running.prepare is not None:
+            running.prepare(1, warmup + n)
+        for i in range(1, warmup + 1):
+            running.trip(i)
+        perf = time.perf_counter
+        stamps = [0.0] * (n + 1)
+        cpu0, bot0 = time.thread_time_ns(), cpu_ns(leaf)
+        stamps[0] = perf()
+        for k in range(1, n + 1):
+            running.trip(warmup + k)
+            stamps[k] = perf()
+        cpu1, bot1 = time.thread_time_ns(), cpu_ns(leaf)
+    finally:
+        running.stop()
+    trips = [b - a for a, b in itertools.pairwise(stamps)]
+    subject.rows.append(
+        {
+            "median": statistics.median(trips) * 1e6,
+            "mean": (stamps[-1] - stamps[0]) / n * 1e6,
+            "arena_cpu": (cpu1 - cpu0) / n / 1e3,
+            "bot_cpu": (bot1 - bot0) / n / 1e3,
+        }
+    )
+
+
+def spread(values: list[float], fmt: str = "{:.1f}") -> str:
+    return (
+        f"{fmt.format(statistics.median(values))} "
+        f"[{fmt.format(min(values))}..{fmt.format(max(values))}]"
+    )
+
+
+def python_of_bots() -> tuple[str, str]:
+    """The interpreter sandboxed Python bots run (from /proc of a started bots/random) and what
+    a bot process of it reports about orjson."""
+    manifest = find_bot("random")
+    argv = prepare(manifest)
+    bot = started("random")
+    assert bot.process is not None
+    leaf = pin_tree(bot.process.pid, os.sched_getaffinity(0))
+    exe = os.readlink(f"/proc/{leaf}/exe")
     bot.close()
-    return times
+    probe = BotProcess("probe", [argv[0], "-c", PY_PROBE], manifest.folder)
+    probe.spawn()
+    assert probe.sandbox is not None
+    probe.sandbox.wait(10)
+    said = probe.stderr_tail().strip().replace("\n", "; ")
+    probe.close()
+    return exe, said
 
 
-def summary(times: list[float]) -> tuple[float, float]:
-    """(median, mean) in microseconds, after dropping the first 5% as warm-up."""
-    kept = times[len(times) // 20 :]
-    return statistics.median(kept) * 1e6, statistics.fmean(kept) * 1e6
-
-
-def bench_round_trips(n: int) -> None:
+def bench_round_trips(n: int, rounds: int, warmup: int) -> None:
     request = sample_request()
     line = protocol.encode(request)
-    print(f"request line: {len(line)} bytes; {n} round trips each; median / mean in us")
-    all_cores = os.sched_getaffinity(0)
-    for label, cores in (("one core", {min(all_cores)}), ("unpinned", all_cores)):
-        os.sched_setaffinity(0, cores)  # children inherit it
-        raw = summary(raw_echo(line, n))
-        c_bot = summary(arena_round_trips("first-legal", request, n))
-        py_bot = summary(arena_round_trips("random", request, n))
-        print(f"[{label}]")
-        print(f"  raw pipe echo (cat)        {raw[0]:8.1f} {raw[1]:8.1f}")
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        sys.exit("needs two cores (same core / other core)")
+    home, other = cores[0], cores[1]
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        sys.exit("needs gcc for the C echo")
+    python, orjson_note = python_of_bots()
+    with tempfile.TemporaryDirectory(prefix="bench-echo-") as scratch:
+        source = Path(scratch) / "echo.c"
+        source.write_text(C_ECHO)
+        echo = str(Path(scratch) / "echo")
+        subprocess.run([gcc, "-O2", "-o", echo, str(source)], check=True)
+        print(f"request line: {len(line)} bytes; {rounds} rounds x {n} timed round trips per")
+        print(f"subject ({warmup} untimed first); Python bots run {python}: {orjson_note}")
+        subjects: list[Subject] = []
+        for place, core in (("same core", home), ("other core", other)):
+            subjects += [
+                Subject(f"C echo, {place}", "C", lambda: start_echo([echo], line), core),
+                Subject(
+                    f"arena + first-legal (C), {place}",
+                    "C",
+                    lambda: start_arena("first-legal", request),
+                    core,
+                ),
+                Subject(
+                    f"Python json echo, {place}",
+                    "Python",
+                    lambda: start_echo([python, "-I", "-c", PY_ECHO], line),
+                    core,
+                ),
+                Subject(
+                    f"arena + random (Python), {place}",
+                    "Python",
+                    lambda: start_arena("random", request),
+                    core,
+                ),
+            ]
+        all_cores = os.sched_getaffinity(0)
+        try:
+            for round_index in range(rounds):
+                shift = round_index % len(subjects)
+                for subject in subjects[shift:] + subjects[:shift]:
+                    measure(subject, home, n, warmup)
+        finally:
+            os.sched_setaffinity(0, all_cores)
+    print("per round trip, us: median over rounds [min..max]")
+    print(
+        f"  {'subject':38s} {'median trip':>22s} {'mean trip':>22s}"
+        f" {'arena CPU':>20s} {'bot CPU':>20s}"
+    )
+    for subject in subjects:
+        rows = subject.rows
         print(
-            f"  arena + first-legal (C)    {c_bot[0]:8.1f} {c_bot[1]:8.1f}"
-            f"   ratio {c_bot[0] / raw[0]:.2f}x median, {c_bot[1] / raw[1]:.2f}x mean"
+            f"  {subject.label:38s} {spread([r['median'] for r in rows]):>22s}"
+            f" {spread([r['mean'] for r in rows]):>22s}"
+            f" {spread([r['arena_cpu'] for r in rows]):>20s}"
+            f" {spread([r['bot_cpu'] for r in rows]):>20s}"
         )
-        print(
-            f"  arena + random (Python)    {py_bot[0]:8.1f} {py_bot[1]:8.1f}"
-            f"   ratio {py_bot[0] / raw[0]:.2f}x median, {py_bot[1] / raw[1]:.2f}x mean"
-        )
-    os.sched_setaffinity(0, all_cores)
+    print("Cpus_allowed_list read back from /proc/PID/status after pinning, every round:")
+    for subject in subjects:
+        print(f"  {subject.label:38s} {' | '.join(sorted(subject.seen))}")
+    print("ratios (per round: subject / its echo in the same placement), median [min..max]:")
+    goals = {("C", "same core"): 1.5, ("C", "other core"): 1.3}
+    for place in ("same core", "other core"):
+        group = [s for s in subjects if s.label.endswith(place)]
+        for base, subject in ((group[0], group[1]), (group[2], group[3])):
+            median_ratios = [
+                s["median"] / b["median"] for s, b in zip(subject.rows, base.rows, strict=True)
+            ]
+            mean_ratios = [
+                s["mean"] / b["mean"] for s, b in zip(subject.rows, base.rows, strict=True)
+            ]
+            goal = goals.get((subject.kind, place), 2.0)
+            met = "met" if statistics.median(median_ratios) <= goal else "NOT met"
+            print(
+                f"  {subject.label:38s} / {base.label.split(',')[0]:16s}"
+                f" median trip {spread(median_ratios, '{:.2f}')}x,"
+                f" mean trip {spread(mean_ratios, '{:.2f}')}x  (goal <= {goal}x: {met})"
+            )
 
 
 def bench_referees(seconds: float) -> None:
@@ -143,11 +421,18 @@ def bench_referees(seconds: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=20000, help="round trips per measurement")
-    parser.add_argument("--seconds", type=float, default=2.0, help="time per referee figure")
+    parser.add_argument("--n", type=int, default=5000, help="timed round trips per subject a round")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (at least 3)")
+    parser.add_argument("--warmup", type=int, default=500, help="untimed round trips first")
+    parser.add_argument(
+        "--seconds", type=float, default=2.0, help="time per referee figure (0: skip them)"
+    )
     args = parser.parse_args()
-    bench_round_trips(args.n)
-    bench_referees(args.seconds)
+    if args.rounds < 3:
+        parser.error("--rounds must be at least 3")
+    bench_round_trips(args.n, args.rounds, args.warmup)
+    if args.seconds > 0:
+        bench_referees(args.seconds)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ sandbox and without it. The store, the seeds and the checkout stay out of reach.
 from __future__ import annotations
 
 import dataclasses
+import importlib.machinery
 import json
 import os
 import subprocess
@@ -54,6 +55,13 @@ def package_sources() -> set[str]:
     return {"arena/__init__.py", *games}
 
 
+def offered() -> set[str]:
+    """And arena's orjson module, where it can be offered (tests/test_bot_json.py)."""
+    if pythonpath.orjson_extension() is None:
+        return set()
+    return {"orjson" + importlib.machinery.EXTENSION_SUFFIXES[0]}
+
+
 # ----- a bot that searches with the referee plays real matches -----------------------
 @needs_bwrap
 def test_a_sandboxed_bot_searches_with_the_referee_from_the_mount() -> None:
@@ -96,7 +104,8 @@ def test_the_probe_sees_only_the_referee_sources_and_their_byte_code() -> None:
     said = {words[1]: words[2] for words in lines if words[0] == "import_outside:"}
     assert said["root"] == pythonpath.MOUNT
     seen = set(json.loads(said["files"]))
-    assert {f for f in seen if "__pycache__" not in f} == package_sources()
+    assert {f for f in seen if "__pycache__" not in f} == package_sources() | offered()
+    seen -= offered()
     for compiled in seen - package_sources():  # arena/games/__pycache__/base.cpython-311.pyc
         folder, name = compiled.rsplit("/__pycache__/", 1)
         assert f"{folder}/{name.split('.')[0]}.py" in seen, compiled
@@ -105,7 +114,7 @@ def test_the_probe_sees_only_the_referee_sources_and_their_byte_code() -> None:
 def test_the_copy_holds_the_package_only_and_only_arena_may_write_it() -> None:
     copy = sandbox._games_copy()
     files = {str(p.relative_to(copy.root)) for p in copy.root.rglob("*") if p.is_file()}
-    assert {f for f in files if "__pycache__" not in f} == package_sources()
+    assert {f for f in files if "__pycache__" not in f} == package_sources() | offered()
     for path in copy.root.rglob("*"):
         assert path.stat().st_mode & 0o022 == 0, path  # writable by arena's user alone
 

@@ -1,4 +1,4 @@
-"""arena's referees (`arena.games`) on every bot's Python path, and nothing else of arena.
+"""arena's referees (`arena.games`) and its orjson on every bot's Python path, nothing else.
 
 A search bot imports `arena.games` to simulate the match it plays (protocol/SEARCH.md).
 Each arena process makes one copy of exactly `arena/__init__.py` and the `.py` files
@@ -6,6 +6,17 @@ of `arena/games`, next to its staged bot folders; the sandbox binds it read-only
 MOUNT and PYTHONPATH names it, so the store, the seeds and the checkout (or
 site-packages) it came from stay out of reach. Without bubblewrap PYTHONPATH names the
 copy itself.
+
+Beside them goes one more file: the compiled extension module of the orjson that arena
+itself runs, as the top-level module `orjson` under its full ABI-tagged name
+(`orjson.cpython-311-x86_64-linux-gnu.so`). A Python finds an extension module only
+under one of its own `importlib.machinery.EXTENSION_SUFFIXES`, so exactly the bot
+Pythons that can load it (same implementation, version, ABI flags and platform as
+arena's) import it, and every other Python passes over the file as if it were not there
+(its own orjson, if it has one, is found as before). It is copied only when it needs
+no library beside it, and only under that full tag, never as an `.abi3.so` or bare
+`.so` that other Pythons would try to load. One regular file, no metadata, no
+package folder: nothing else of arena's environment goes with it.
 
 Bots run with PYTHONDONTWRITEBYTECODE=1 and cannot write the copy, so the copy gets
 its byte-code before a bot uses it, for the Python the bot's command runs: compiled in
@@ -18,6 +29,7 @@ from __future__ import annotations
 
 import compileall
 import contextlib
+import importlib.machinery
 import os
 import re
 import shutil
@@ -37,15 +49,17 @@ COMPILE_TIMEOUT_S = 60.0
 
 
 class GamesCopy:
-    """A read-only copy of `arena/__init__.py` and `arena/games/` whose root goes on PYTHONPATH."""
+    """A read-only copy of arena/__init__.py, arena/games/ and orjson: PYTHONPATH's root."""
 
     def __init__(self, root: Path):
-        """Copy the running arena's package files into `root` (made afresh)."""
+        """Copy the running arena's package files and orjson's module into `root` (made afresh)."""
         self.root = root
         self.owner = os.getpid()
         self._lock = threading.Lock()
         self._compiled: set[str] = set()
         _copy_package(Path(arena.__file__).parent, root)
+        #: The copy of arena's orjson extension in `root`, or None (see the module docstring).
+        self.orjson = _copy_orjson(root)
         bw.open_up(root)
 
     def compile_for(self, program: str) -> None:
@@ -79,6 +93,41 @@ def _copy_package(package: Path, root: Path) -> None:
         target = root / "arena" / source.relative_to(package)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
+
+
+def orjson_extension() -> Path | None:
+    """The running arena's orjson extension module file, when a bot's Python may be given it.
+
+    That is a file named with this interpreter's full extension suffix (its first
+    EXTENSION_SUFFIXES entry, e.g. `.cpython-311-x86_64-linux-gnu.so`) with no
+    bundled libraries beside it (a wheel repaired by auditwheel keeps those in
+    `orjson.libs`, which would have to be copied too). Works alike from a checkout's
+    venv or a wheel install: it is found through the imported module.
+    """
+    try:
+        import orjson
+    except ImportError:
+        return None
+    tag = importlib.machinery.EXTENSION_SUFFIXES[0]
+    for module in (sys.modules.get("orjson.orjson"), orjson):  # a package, or a bare module
+        origin = getattr(module, "__file__", None)
+        if not origin or not origin.endswith(tag):
+            continue
+        path = Path(origin)
+        beside = path.parent.parent if module is not orjson else path.parent
+        if path.is_file() and not (beside / "orjson.libs").exists():
+            return path
+    return None
+
+
+def _copy_orjson(root: Path) -> Path | None:
+    """Copy arena's orjson extension to root as the top-level module `orjson`; None if not given."""
+    source = orjson_extension()
+    if source is None or os.statvfs(root).f_flag & os.ST_NOEXEC:
+        return None  # on a noexec file system no Python could map it (and it would shadow theirs)
+    target = root / ("orjson" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    shutil.copyfile(source, target)
+    return target
 
 
 def _same_version(real: str) -> bool:

@@ -1,8 +1,9 @@
 """The random bot: any game, one uniformly random legal decision per request.
 
 Protocol v1 over JSON lines (see protocol/PROTOCOL.md). Standard library only;
-orjson is used when it happens to be installed, which only makes it faster:
-both decoders give the same lists, so the choices are the same either way.
+orjson is used when it can be imported, which only makes it faster: arena puts its
+own on the path of every Python that can load it (PROTOCOL.md, "Fast JSON for Python
+bots"). Both decoders give the same lists, so the choices are the same either way.
 
 The generator is `random.Random(start["seed"])`, made anew at every start, so a
 match replays exactly from its seed. Unknown message types are ignored.
