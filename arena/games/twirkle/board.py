@@ -22,7 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from arena.games.twirkle.cards import ALL_KINDS, COLOUR_MASK, MAX_LINE, SYMBOL_MASK, line_points
+from arena.games.twirkle.cards import (
+    ALL_KINDS,
+    COLOUR_MASK,
+    MAX_LINE,
+    NAMES,
+    SYMBOL_MASK,
+    line_points,
+)
 
 Pos = tuple[int, int]
 #: A cell as one integer (see the module docstring); far more than 108 cards fit either way.
@@ -71,6 +78,16 @@ def decode(cell: Cell) -> Pos:
     return (x - OFFSET, y - OFFSET)
 
 
+#: `decode` memoised for the views, which decode every card whenever the board changed.
+_POS: dict[Cell, Pos] = {}
+
+
+def _pos(cell: Cell) -> Pos:
+    """`decode`, remembered in `_POS`."""
+    pos = _POS[cell] = decode(cell)
+    return pos
+
+
 def end_of(cell: Cell, step: int) -> int:
     """The line end at `cell` extending its line along `step`."""
     return cell * 4 + STEP_RANK[step]
@@ -103,10 +120,27 @@ def run_accepts(seen: int) -> int:
     """
     accepted = _ACCEPTS.get(seen)
     if accepted is None:
-        accepted = line_mask([kind for kind in range(36) if seen >> kind & 1])
-        if len(_ACCEPTS) < 100_000:  # valid lines make a few thousand sets at most
+        accepted = _set_accepts(seen)
+        if len(_ACCEPTS) < 100_000:  # the sets met beside frontier cells: tens of thousands
             _ACCEPTS[seen] = accepted
     return accepted
+
+
+def _set_accepts(seen: int) -> int:
+    """`run_accepts` computed with bit operations (a miss of its memo; random play meets
+    new unions of the runs beside a cell in every game, so misses never stop)."""
+    if not seen:
+        return ALL_KINDS
+    if seen.bit_count() >= MAX_LINE:
+        return 0
+    low = (seen & -seen).bit_length() - 1  # any card of the set names its colour and symbol
+    same_colour, same_symbol = COLOUR_MASK[low // 6], SYMBOL_MASK[low % 6]
+    accepted = 0
+    if not seen & ~same_colour:  # one colour
+        accepted |= same_colour
+    if not seen & ~same_symbol:  # one symbol
+        accepted |= same_symbol
+    return accepted & ~seen
 
 
 #: Every kind's colour and symbol as one bit of a 6-bit set.
@@ -197,6 +231,7 @@ class Board:
         self.end_counted: dict[Cell, int] = {}
         self._open: tuple[int, list[tuple[Cell, int]]] = (-1, [])
         self._laid_out: tuple[int, list[tuple[int, int, int]]] = (-1, [])
+        self._views: tuple[int, list[dict[str, int | str]]] = (-1, [])
         for pos, kind in (cells or {}).items():
             self.place(encode(pos), kind)
 
@@ -217,6 +252,7 @@ class Board:
         twin.end_counted = dict(self.end_counted)
         twin._open = self._open  # never mutated: replaced when stale
         twin._laid_out = self._laid_out
+        twin._views = self._views  # never handed out: callers get copies
         return twin
 
     # ----- changing the layout (integer cells) --------------------------------
@@ -226,7 +262,8 @@ class Board:
         assert cell not in grid, f"cell {decode(cell)} is taken"
         grid[cell] = kind
         self.version += 1
-        self.frontier.discard(cell)
+        frontier = self.frontier
+        frontier.discard(cell)
         degrees, leaves = self.degrees, self.leaf_cells
         degree = 0
         for step in STEPS:
@@ -240,11 +277,11 @@ class Board:
                 elif touching == 2:
                     leaves.discard(other)
             else:
-                self.frontier.add(other)
+                frontier.add(other)
         degrees[cell] = degree
         if degree == 1:
             leaves.add(cell)
-        self._changed(cell)
+        self._laid(cell, kind)
 
     def remove(self, cell: Cell) -> int:
         """Take the card off a cell, update the bookkeeping, and return its kind."""
@@ -265,15 +302,20 @@ class Board:
                     leaves.add(other)
                 elif touching == 0:
                     leaves.discard(other)
-            elif not any(other + around in grid for around in STEPS):
+            elif (  # no card touches it any more
+                other + RIGHT not in grid
+                and other + LEFT not in grid
+                and other + DOWN not in grid
+                and other + UP not in grid
+            ):
                 self.frontier.discard(other)
         if touches:
             self.frontier.add(cell)
-        self._changed(cell)
+        self._lifted(cell, kind)
         return kind
 
-    def _changed(self, cell: Cell) -> None:
-        """A card came or went at `cell`: refresh the runs, line ends, masks and counters.
+    def _lifted(self, cell: Cell, kind: int) -> None:
+        """The card `kind` left `cell`: refresh the runs, line ends, masks and counters.
 
         Per axis, the runs beside `cell` are walked once, to the first empty cell each
         way (`low`, `high`). Only those can change: a line end (c, step) depends on c,
@@ -281,38 +323,84 @@ class Board:
         mask depends on the runs beside its cell, so masks change only there too.
         """
         grid, end_ranks = self.grid, self.end_ranks
-        placed = cell in grid
-        if placed:
-            end_ranks.pop(cell, None)  # a card is no line end
         touched = [cell]
         for step, runs in ((RIGHT, self.row_kinds), (DOWN, self.column_kinds)):
+            seen = runs.pop(cell)
+            low, high = cell - step, cell + step
+            if low not in grid and high not in grid:
+                # a lone card on this axis (a lifted leaf, across its line): it ended no
+                # run of two, so no line end changes
+                touched += (low, high)
+                continue
             before: list[Cell] = []
-            low = cell - step
             while low in grid:
                 before.append(low)
                 low -= step
             after: list[Cell] = []
-            high = cell + step
             while high in grid:
                 after.append(high)
                 high += step
-            touched += (low, high)
-            low_bit, high_bit = RANK_BIT[-step], RANK_BIT[step]
-            if placed:
-                before.append(cell)
-                before += after
-                _set_run(grid, before, runs)
-                at_low = at_high = len(before) >= 2
-            else:
-                del runs[cell]
+            if seen < 0 or (before and after):  # a repeat may be gone, or a run split
                 _set_run(grid, before, runs)
                 _set_run(grid, after, runs)
-                at_low, at_high = len(before) >= 2, len(after) >= 2
-                _flag(end_ranks, cell, high_bit, at_low)  # the runs beside now end on `cell`
-                _flag(end_ranks, cell, low_bit, at_high)
+            else:  # a leaf: its run lost its end card and that card's kind
+                rest = seen & ~(1 << kind)
+                for near in before or after:
+                    runs[near] = rest
+            at_low, at_high = len(before) >= 2, len(after) >= 2
+            low_bit, high_bit = RANK_BIT[-step], RANK_BIT[step]
+            _flag(end_ranks, cell, high_bit, at_low)  # the runs beside now end on `cell`
+            _flag(end_ranks, cell, low_bit, at_high)
             _flag(end_ranks, low, low_bit, at_low)
             _flag(end_ranks, high, high_bit, at_high)
+            touched += (low, high)
         self._refresh(touched)
+
+    def _laid(self, cell: Cell, kind: int) -> None:
+        """`_lifted`'s bookkeeping for a card just laid on `cell`.
+
+        Laying only merges runs: the merged run's kind set is the union of the runs
+        beside (kept on their end cards), and line ends only appear (on `low` and
+        `high`, once the run holds two cards). The cell itself leaves the frontier;
+        `low` and `high` of both axes are frontier cells and get fresh masks.
+        """
+        grid, end_ranks = self.grid, self.end_ranks
+        end_ranks.pop(cell, None)  # a card is no line end
+        bit = 1 << kind
+        touched: list[Cell] = []
+        for step, runs in ((RIGHT, self.row_kinds), (DOWN, self.column_kinds)):
+            low, high = cell - step, cell + step
+            if low not in grid and high not in grid:  # a run of one: no line end appears
+                runs[cell] = bit
+                touched += (low, high)
+                continue
+            before, after = runs.get(low, 0), runs.get(high, 0)
+            if before < 0 or after < 0 or before & after or (before | after) & bit:
+                seen = RUN_REPEATS  # some kind repeats in the merged run
+            else:
+                seen = before | after | bit
+            runs[cell] = seen
+            while low in grid:
+                runs[low] = seen
+                low -= step
+            while high in grid:
+                runs[high] = seen
+                high += step
+            low_bit, high_bit = RANK_BIT[-step], RANK_BIT[step]
+            end_ranks[low] = end_ranks.get(low, 0) | low_bit
+            end_ranks[high] = end_ranks.get(high, 0) | high_bit
+            touched += (low, high)
+        self._leave_frontier(cell)
+        self._refresh(touched)
+
+    def _leave_frontier(self, cell: Cell) -> None:
+        """Drop the mask and counted ends of a cell that now holds a card."""
+        old = self.masks.pop(cell, 0)
+        if old:
+            self.fit_counts -= _SPREAD.get(old) or spread(old)
+        counted = self.end_counted.pop(cell, 0)
+        if counted:
+            self.end_counts -= counted
 
     def _refresh(self, cells: list[Cell]) -> None:
         """Recompute the masks of `cells` and bring the per-kind counters up to date.
@@ -325,9 +413,9 @@ class Board:
         accepts, spreads = _ACCEPTS.get, _SPREAD.get
         fits, total = self.fit_counts, self.end_counts
         for near in cells:
-            old = masks.get(near, 0)
             new = 0
             if near in frontier:
+                old = masks.get(near, 0)
                 left, right = rows.get(near - 1, 0), rows.get(near + 1, 0)
                 up, down = columns.get(near - WIDTH, 0), columns.get(near + WIDTH, 0)
                 # a repeated kind on an axis (either side negative or both holding it) takes none
@@ -339,14 +427,15 @@ class Board:
                         along = run_accepts(up | down)
                     new = across & along
                 masks[near] = new
-            elif old or near in masks:
-                del masks[near]
-            packed = spreads(new)
-            if packed is None:
-                packed = spread(new)
+            else:  # no longer on the frontier (or never was)
+                old = masks.pop(near, 0)
+            packed = 0
+            if new:
+                memo = spreads(new)
+                packed = spread(new) if memo is None else memo
             if new != old:
-                fits += packed - (spreads(old) or spread(old))
-            ranks = end_ranks.get(near, 0)
+                fits += packed - ((spreads(old) or spread(old)) if old else 0)
+            ranks = end_ranks.get(near)
             now = RANK_COUNT[ranks] * packed if ranks else 0
             before = counted.get(near, 0)
             if now != before:
@@ -502,6 +591,13 @@ class Board:
             self._open = (self.version, cells)
         return cells
 
+    def cells_taking(self, kind: int) -> list[Cell]:
+        """The frontier cells that accept `kind`, by (y, x): `open_cells` filtered by one kind,
+        without sorting the whole frontier (a turn's first card asks this once per version)."""
+        found = [cell for cell, mask in self.masks.items() if mask >> kind & 1]
+        found.sort()
+        return found
+
     def fitting(self, kinds: int) -> int:
         """The kinds among `kinds` (a bit set) that some frontier cell accepts."""
         counts = self.fit_counts
@@ -519,9 +615,22 @@ class Board:
         version, cards = self._laid_out
         if version != self.version:
             grid = self.grid
-            cards = [(*decode(cell), grid[cell]) for cell in sorted(grid)]
+            cards = [(*(_POS.get(cell) or _pos(cell)), grid[cell]) for cell in sorted(grid)]
             self._laid_out = (self.version, cards)
         return cards
+
+    def card_views(self) -> list[dict[str, int | str]]:
+        """Every card as an observation shows it, ``{"x", "y", "card"}``, sorted by (y, x).
+
+        Cached per version and handed out as fresh copies (a caller may change them):
+        copying a small dict is cheaper than building it, and the board changes on
+        fewer than half the decisions of a match.
+        """
+        version, views = self._views
+        if version != self.version:
+            views = [{"x": x, "y": y, "card": NAMES[kind]} for x, y, kind in self.laid_out()]
+            self._views = (self.version, views)
+        return list(map(dict.copy, views))
 
     def placement_points(self, placed: list[Cell]) -> int:
         """W4: every line of 2+ cards holding a card placed this turn scores (6 scores 12).

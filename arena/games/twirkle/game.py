@@ -36,7 +36,6 @@ Version history:
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -44,7 +43,9 @@ from typing import Any
 from arena.games.base import Decision, Game, GameSpec, ReplayMismatch
 from arena.games.leylo.draws import inline_getrandbits, shuffle
 from arena.games.twirkle.board import (
+    COUNT,
     DOWN,
+    FIELD,
     RANK_STEP,
     RIGHT,
     STEP_NAME,
@@ -72,7 +73,9 @@ from arena.games.twirkle.moves import (
     END_EXCHANGE,
     END_PLACING,
     END_TURN,
+    EXCHANGES,
     PASS,
+    PICKS,
     Move,
     decision_of,
     describe,
@@ -91,6 +94,8 @@ IDLE_ROUNDS = 30
 #: between and after them; a turn takes at most 22 decisions (6 picks, 6 places and
 #: end_placing, then at most 4 lifts, 4 puts and end_turn), rounded up to 25.
 MAX_DECISIONS = 110 * (IDLE_ROUNDS * 4 + 1) * 25
+#: The 108 cards in kind order, to check a recorded deal against.
+FULL_DECK = full_deck()
 #: The first card of the opening lies at (0, 0) (W8).
 ORIGIN = encode((0, 0))
 
@@ -146,7 +151,7 @@ class Twirkle(Game):
         bag = [KIND_OF[name] for name in deal["bag"]]
         if len(hands) != self.players or any(len(h) != HAND_SIZE for h in hands):
             raise ReplayMismatch("recorded deal does not fit the number of players")
-        if Counter(bag + [k for h in hands for k in h]) != Counter(full_deck()):
+        if sorted(bag + [k for h in hands for k in h]) != FULL_DECK:
             raise ReplayMismatch("recorded deal is not the 108 Twirkle cards")
         self.hands = [sorted(h) for h in hands]
         self.bag = list(reversed(bag))
@@ -178,7 +183,7 @@ class Twirkle(Game):
     def _random_deal(self, rng: random.Random) -> dict[str, Any]:
         """Shuffle the 108 cards: six for every hand, the rest is the bag (top card first)."""
         cards = [NAMES[k] for k in full_deck()]
-        rng.shuffle(cards)
+        shuffle(rng, cards)  # `rng.shuffle`, with fewer Python calls (same order)
         size = HAND_SIZE
         hands = [cards[i * size : (i + 1) * size] for i in range(self.players)]
         return {"hands": hands, "bag": cards[self.players * size :]}
@@ -208,11 +213,13 @@ class Twirkle(Game):
         self._legal_key: tuple[int, int] = (-1, -1)
         self._legal_list: list[Decision] = []
         self._starts: ShiftStarts | None = None
+        self._open: tuple[Any, ...] = ()
 
     def changed(self) -> None:
         """Forget cached legal lists (for tests that edit the state by hand)."""
         self._step += 1
         self._starts = None
+        self._open = ()
 
     @property
     def placed(self) -> list[Pos]:
@@ -247,7 +254,7 @@ class Twirkle(Game):
             if self.picked is not None:  # the second half of a placement: the card's cells
                 kind = self.picked
                 return [("place", kind, cell) for cell in self._cells_for(kind)]
-            moves: list[Move] = [("pick", kind) for kind in self._pickable()]
+            moves: list[Move] = [PICKS[kind] for kind in self._pickable()]
             if phase == "placing":
                 moves.append(END_PLACING)
             elif phase == "turn":
@@ -256,8 +263,11 @@ class Twirkle(Game):
                 moves.append(PASS)
             return moves
         if phase == "exchanging":
-            options = self._exchange_options() if len(self.selected) < self._exchange_cap() else []
-            return [*options, END_EXCHANGE]
+            if len(self.selected) < self._exchange_cap():
+                options = self._exchange_options()
+                options.append(END_EXCHANGE)
+                return options
+            return [END_EXCHANGE]
         if phase == "shifting":
             return self._shift_options()
         return []
@@ -273,28 +283,37 @@ class Twirkle(Game):
             if self.phase == "opening":
                 return [(ORIGIN, ALL_KINDS)]
             return self.board.open_cells()
+        # Asked twice per card (its pick, then its place): kept for this board and placement.
+        board, kept = self.board, self._open
+        if kept and kept[:4] == (board, board.version, placed, len(placed)):
+            cells: list[tuple[Cell, int]] = kept[4]
+            return cells
         first = placed[0]
         if len(placed) == 1:
             steps: Sequence[int] = STEPS
         else:
             steps = (RIGHT, -RIGHT) if abs(placed[1] - first) < WIDTH else (DOWN, -DOWN)
-        mask_at = self.board.mask_at
-        cells = sorted({self.board.beyond(first, step) for step in steps})
-        return [(cell, mask) for cell in cells if (mask := mask_at(cell))]
+        mask_at = board.mask_at
+        ends = sorted({board.beyond(first, step) for step in steps})
+        cells = [(cell, mask) for cell in ends if (mask := mask_at(cell))]
+        self._open = (board, board.version, placed, len(placed), cells)
+        return cells
 
     def _cells_for(self, kind: int) -> list[Cell]:
         """The cells where `kind` fits as the next card of this turn's placement."""
+        if not self.placed_cells and self.phase != "opening":
+            return self.board.cells_taking(kind)
         return [cell for cell, mask in self._open_cells() if mask >> kind & 1]
 
     def _pickable(self) -> list[int]:
         """The distinct hand kinds that fit somewhere now, in card order."""
-        hand = sorted(set(self.hands[self.current]))
+        hand = list(dict.fromkeys(self.hands[self.current]))  # the hand is sorted
         if self.phase == "opening":
             placed = self.placed_kinds
             hand = [k for k in hand if self._opening_fits([*placed, k])]
         elif not self.placed_cells:  # a turn's first card: anywhere on the frontier
-            fits = self.board.fitting(sum(1 << k for k in hand))
-            return [k for k in hand if fits >> k & 1]
+            counts = self.board.fit_counts  # per kind, the frontier cells taking it (packed)
+            return [k for k in hand if counts >> k * FIELD & COUNT]
         fits = 0
         for _, mask in self._open_cells():
             fits |= mask
@@ -316,8 +335,9 @@ class Twirkle(Game):
         return min(HAND_SIZE, len(self.bag), len(self.hands[self.current]) + len(self.selected))
 
     def _exchange_options(self) -> list[Move]:
-        """One `exchange` per distinct kind left in the hand."""
-        return [("exchange", k) for k in sorted(set(self.hands[self.current]))]
+        """One `exchange` per distinct kind left in the hand (kept sorted: `dict.fromkeys`
+        drops the repeats in order)."""
+        return [EXCHANGES[k] for k in dict.fromkeys(self.hands[self.current])]
 
     def _shift_options(self) -> list[Move]:
         """W6: lift a leaf or the next source card, put the lifted card, or end the turn."""
@@ -345,7 +365,12 @@ class Twirkle(Game):
     # ----- applying a decision -------------------------------------------
     def _apply(self, seat: int, decision: Decision) -> None:
         """Apply one checked decision, then take every step that has no choice."""
-        self._play(move_of(decision))
+        self._remember(self._play(move_of(decision)))
+
+    def _remember(self, options: list[Move]) -> None:
+        """Keep `options` as the current step's list (what `_moves` would compute)."""
+        self._moves_key = (self._step, self.board.version)
+        self._moves_list = options
 
     def _playout(self, rng: random.Random, limit: int) -> int:
         """The plain random loop on compact moves: the same lists, so the same choices.
@@ -370,6 +395,7 @@ class Twirkle(Game):
             history.append((self.current, decision_of(move)))
             moves = play(move)
             made += 1
+        self._remember(moves)  # `_play` keeps no cache: one write here, not one per step
         return made
 
     def _play(self, move: Move) -> list[Move]:
@@ -408,17 +434,17 @@ class Twirkle(Game):
 
     def _settle(self) -> list[Move]:
         """Take every step that has only its "end" option left; return the options of the step
-        reached (cached like `_moves`), or [] once the game is over."""
+        reached (for the caller to `_remember`), or [] once the game is over."""
         while self.phase != "over":
             self._step += 1
             options = self._options()
+            if len(options) > 1:  # the common case: a real choice
+                return options
             if self.phase == "opening" and not options:
                 self._finish_placing()
             elif len(options) == 1 and options[0] in (END_PLACING, END_EXCHANGE, END_TURN):
                 self._finisher(options[0][0])()
             else:
-                self._moves_key = (self._step, self.board.version)
-                self._moves_list = options
                 return options
         return []
 
@@ -470,7 +496,7 @@ class Twirkle(Game):
 
             def make(rng: random.Random) -> list[str]:
                 drawn.append(_shuffled(contents, rng))
-                return [NAMES[k] for k in contents]
+                return list(map(NAMES.__getitem__, contents))
 
             order = self.chance.draw("bag after exchange", make)
             if drawn:  # recorded: `order` names these kinds
@@ -629,7 +655,7 @@ class Twirkle(Game):
             "exchange_count": len(self.selected),
             "exchanged": self.exchanged,
             "returned": ([NAMES[k] for k in self.returned] if seat == self.returner else []),
-            "board": [{"x": x, "y": y, "card": NAMES[k]} for x, y, k in self.board.laid_out()],
+            "board": self.board.card_views(),
             "turn_action": self.turn_action or None,
             "placed": [
                 _card_view(cell, kind)

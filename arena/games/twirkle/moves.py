@@ -29,6 +29,9 @@ END_PLACING: Move = ("end_placing",)
 END_EXCHANGE: Move = ("end_exchange",)
 END_TURN: Move = ("end_turn",)
 PASS: Move = ("pass",)
+#: ``("pick", kind)`` and ``("exchange", kind)`` for every kind, built once: lists share them.
+PICKS: tuple[Move, ...] = tuple(("pick", kind) for kind in range(len(NAMES)))
+EXCHANGES: tuple[Move, ...] = tuple(("exchange", kind) for kind in range(len(NAMES)))
 
 
 def decision_of(move: Move) -> Decision:

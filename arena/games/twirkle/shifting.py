@@ -41,7 +41,7 @@ class ShiftStarts:
     def liftable(self) -> list[Cell]:
         """The leaves that have at least one put, sorted by (y, x)."""
         if self._liftable is None:
-            self._liftable = [leaf for leaf in sorted(self.board.leaf_cells) if self._has_put(leaf)]
+            self._liftable = _leaves_with_puts(self.board)
         return self._liftable
 
     def puts(self, leaf: Cell) -> list[int]:
@@ -49,58 +49,16 @@ class ShiftStarts:
         board = self.board
         kind = board.grid[leaf]
         step, far = self._line_of(leaf)
-        masks = board.masks
-        found = [
+        end_ranks, shift = board.end_ranks, kind * FIELD
+        affected = {leaf + 1, leaf - 1, leaf + WIDTH, leaf - WIDTH, far}  # see `_is_affected`
+        found = [  # `end_counted` lists exactly the cells with ends whose mask takes a kind
             4 * cell + rank
-            for cell, ranks in board.end_ranks.items()
-            if masks[cell] >> kind & 1 and not _is_affected(cell, leaf, far)
-            for rank in RANKS[ranks]
+            for cell, counts in board.end_counted.items()
+            if counts >> shift & COUNT and cell not in affected
+            for rank in RANKS[end_ranks[cell]]
         ]
         found += self._near_puts(leaf, kind, step, far)
         return sorted(found)
-
-    def _has_put(self, leaf: Cell) -> bool:
-        """True when the card on `leaf` has somewhere to go (`puts` is not empty).
-
-        The ends accepting its kind, less those on the cells lifting it affects
-        (`end_counted` holds them per cell); if none is left, those cells are checked
-        with the leaf taken away. `_line_of` and `_near_puts` inlined: this runs for
-        every leaf at the start of every shift.
-        """
-        board = self.board
-        grid = board.grid
-        kind = grid[leaf]
-        for step in STEPS:
-            if leaf + step in grid:
-                break
-        else:
-            raise AssertionError("a leaf touches a card")
-        far = leaf + step
-        while far in grid:
-            far += step
-        around = (leaf + 1, leaf - 1, leaf + WIDTH, leaf - WIDTH, far)
-        shift = kind * FIELD
-        count = board.end_counts >> shift & COUNT
-        if count:
-            counted = board.end_counted
-            for cell in around:
-                here = counted.get(cell)
-                if here:
-                    count -= here >> shift & COUNT
-            if count:
-                return True
-        end_ranks, masks = board.end_ranks, board.masks
-        for cell in around:  # `_near_puts`, stopping at the first
-            ranks = end_ranks.get(cell)
-            if not ranks:
-                continue
-            if cell == leaf - step:  # the own line's end beyond the leaf is not a target
-                ranks &= ~RANK_BIT[-step]
-            elif cell == far:  # nor is its far end
-                ranks &= ~RANK_BIT[step]
-            if ranks and (masks[cell] >> kind & 1 or board.mask_without(cell, leaf) >> kind & 1):
-                return True
-        return False
 
     def _line_of(self, leaf: Cell) -> tuple[int, Cell]:
         """The step from `leaf` into its line, and the empty cell beyond the line's far end."""
@@ -132,6 +90,51 @@ class ShiftStarts:
         return found
 
 
+def _leaves_with_puts(board: Board) -> list[Cell]:
+    """The leaves whose card has somewhere to go (`ShiftStarts.puts` is not empty), sorted.
+
+    Per leaf: the line ends accepting its kind (the board counts them per kind), less
+    those on the cells lifting it affects (`end_counted` holds them per cell); if none
+    is left, those cells' ends are checked with the leaf taken away (`_near_puts`,
+    stopping at the first; a kept mask is a quick yes). It runs at the start of
+    almost every turn's shift, so it is one loop with the board's tables in locals.
+    """
+    grid, counted, end_counts = board.grid, board.end_counted, board.end_counts
+    end_ranks, masks = board.end_ranks, board.masks
+    found = []
+    for leaf in sorted(board.leaf_cells):
+        for step in STEPS:  # the leaf's one neighbour: its line runs that way
+            if leaf + step in grid:
+                break
+        far = leaf + step
+        while far in grid:
+            far += step
+        around = (leaf + 1, leaf - 1, leaf + WIDTH, leaf - WIDTH, far)
+        kind = grid[leaf]
+        shift = kind * FIELD
+        count = end_counts >> shift & COUNT
+        if count:
+            for cell in around:
+                here = counted.get(cell)
+                if here:
+                    count -= here >> shift & COUNT
+            if count:
+                found.append(leaf)
+                continue
+        for cell in around:
+            ranks = end_ranks.get(cell)
+            if not ranks:
+                continue
+            if cell == leaf - step:  # the own line's end beyond the leaf is not a target
+                ranks &= ~RANK_BIT[-step]
+            elif cell == far:  # nor is its far end
+                ranks &= ~RANK_BIT[step]
+            if ranks and (masks[cell] >> kind & 1 or board.mask_without(cell, leaf) >> kind & 1):
+                found.append(leaf)
+                break
+    return found
+
+
 def _is_affected(cell: Cell, leaf: Cell, far: Cell) -> bool:
     """True for the cells whose masks lifting `leaf` changes (its neighbours, `far`)."""
     return cell == far or (cell - leaf) in _NEIGHBOUR_OFFSETS
@@ -158,7 +161,14 @@ def next_move(board: Board, card: Cell, last: Cell, step: int) -> Cell | None:
     grid = board.grid
     if card not in grid or board.degrees[card] != 1:
         return None
-    if card in board.run_cells(last, step):
-        return None
-    cell = board.beyond(last, step)
+    cell = last + step  # walk the target line forward; `card` on it may not move
+    while cell in grid:
+        if cell == card:
+            return None
+        cell += step
+    behind = last - step
+    while behind in grid:
+        if behind == card:
+            return None
+        behind -= step
     return cell if board.mask_without(cell, card) >> grid[card] & 1 else None
