@@ -12,6 +12,7 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -237,6 +238,46 @@ def test_bot_processes_are_reused_across_matches(monkeypatch: pytest.MonkeyPatch
     finally:
         pool.close()
     assert len(launched) == 2  # one process per seat, kept for the next matches
+
+
+def test_fresh_processes_are_started_ahead_and_never_play_twice() -> None:
+    """With `prestart`, a fresh match takes a process started while the last match
+    played (a spare, given nothing yet), and the used ones are closed in the background:
+    every seat of every match is a new process, with the same results as without."""
+    polite = bot_ref_for("polite")
+    before = descendants()
+    results = {}
+    for prestart in (False, True):
+        pool = BotPool(reuse=False, prestart=prestart)
+        seen: list[BotProcess] = []
+        ahead: list[bool] = []  # started before it was asked for
+
+        def acquire(
+            *args: Any,
+            real: Any = pool.acquire,
+            seen: Any = seen,
+            ahead: Any = ahead,
+            **kwargs: Any,
+        ) -> BotProcess:
+            asked = time.monotonic()
+            bot: BotProcess = real(*args, **kwargs)
+            seen.append(bot)
+            ahead.append(bot.spawned_at < asked)
+            return bot
+
+        pool.acquire = acquire  # type: ignore[method-assign]
+        try:
+            played = [run_match(spec(polite, polite, seed=seed), pool) for seed in range(3)]
+        finally:
+            pool.close()
+        assert len({id(bot) for bot in seen}) == len(seen) == 6  # a new process per seat
+        # with prestart, after the first match every process was started ahead (in the
+        # first, a seat may take the spare another seat's acquire just started)
+        assert ahead[2:] == [prestart] * 4 and (prestart or not any(ahead))
+        assert len(pool._spares) == 0 and pool._closing == []
+        results[prestart] = [(r.status, [(s.score, s.rank) for s in r.seats]) for r in played]
+    assert results[True] == results[False]
+    assert descendants() - before == set()  # spares and background closes all gone
 
 
 def test_a_process_that_used_half_its_cpu_time_is_not_reused(

@@ -153,7 +153,12 @@ def run(
         int | None, typer.Option(help="Forfeits in a row before a bot is suspended.")
     ] = None,
     fresh_processes: Annotated[
-        bool, typer.Option("--fresh-processes", help="One bot process per match.")
+        bool,
+        typer.Option(
+            "--fresh-processes",
+            help="A new bot process for every seat of every match (started ahead, while"
+            " the previous match plays).",
+        ),
     ] = False,
     no_pin: Annotated[bool, typer.Option("--no-pin", help="Do not pin workers to cores.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,

@@ -145,7 +145,7 @@ class InProcess:
     slots = 1
 
     def __init__(self, reuse: bool):
-        self.pool = BotPool(reuse=reuse)
+        self.pool = BotPool(reuse=reuse, prestart=True)
 
     def submit(self, spec: MatchSpec) -> _Lazy:
         """The match runs when its result is asked for."""
@@ -177,7 +177,7 @@ def _worker_init(reuse: bool, pin: bool, counter: Any, started_fd: int) -> None:
     _STARTED_FD = started_fd
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
-    _WORKER_POOL = BotPool(reuse=reuse)
+    _WORKER_POOL = BotPool(reuse=reuse, prestart=True)
     if pin and hasattr(os, "sched_setaffinity"):
         with counter.get_lock():
             index = counter.value
