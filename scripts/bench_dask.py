@@ -10,7 +10,8 @@ What is timed, for each subject: one `runner.run` of the whole tournament, exact
 once beforehand). The subject is named the way a user names it, so the runner opens and
 shuts down the executor inside the timed call:
 
-- `local`: `runner.run(store, tid, workers)`: a new process pool is forked, its workers
+- `local`: `runner.run` on a new local process pool of `workers` processes (for 1 worker
+  too, where `arena tournament run` would play in-process): it is forked, its workers
   start their bot processes, play, and exit.
 - `dask`: `runner.run(store, tid, executor="dask://...")`: a new client connects to an
   already running cluster (`dask scheduler` and `dask worker --nworkers W --nthreads 1`,
@@ -20,9 +21,11 @@ shuts down the executor inside the timed call:
 
 Both are warmed the same way: one untimed run of each subject before the first round
 (imports, page cache, and the Dask workers' one-time unpacking and building of the bots).
-Rounds interleave the subjects (local 1, dask 1, local 2, dask 2, ...), as other
-processes share the machine; each figure is the median over `--repeat` rounds with
-min..max beside it. Wall is `time.perf_counter`, CPU is the coordinator's
+Worker counts are measured one after another, one cluster running at a time (as on a
+real host: its workers pin themselves to free cores, as the local pool pins its own);
+within a worker count, rounds interleave the two subjects (local, dask, local, dask,
+...), as other processes share the machine; each figure is the median over `--repeat`
+rounds with min..max beside it. Wall is `time.perf_counter`, CPU is the coordinator's
 `time.process_time` (this process: runner, database, executor threads; not its worker
 processes), and for Dask the scheduler's CPU (from /proc) too. The overhead line is the
 difference of the median wall times per match.
@@ -52,7 +55,7 @@ from distributed import Client  # noqa: E402
 
 from arena import registry  # noqa: E402
 from arena.store import Store  # noqa: E402
-from arena.tournament import runner  # noqa: E402
+from arena.tournament import executors, runner  # noqa: E402
 from arena.tournament.config import TournamentConfig  # noqa: E402
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -81,7 +84,16 @@ def play(home: Path, config: TournamentConfig, workers: int, executor: str) -> R
         store = Store(f"sqlite:///{folder}/arena.db")
         tid = runner.create(store, home, config)
         wall, cpu = time.perf_counter(), time.process_time()
-        runner.run(store, tid, workers, executor=executor)
+        if executor == "local":
+            # A process pool for 1 worker too (`--workers 1` plays in-process: the
+            # coordinator's CPU would then include the matches themselves).
+            pool = executors.Processes(workers, reuse=True, pin=True)
+            try:
+                runner.run(store, tid, executor=pool)
+            finally:
+                pool.shutdown()
+        else:
+            runner.run(store, tid, workers, executor=executor)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         done, total = store.match_counts(tid)
         assert done == total, (done, total)
@@ -144,15 +156,13 @@ def main() -> None:
             registry.submit(store, home, bot)
         store.close()
         runs: dict[tuple[str, int], list[Run]] = {}
-        with contextlib.ExitStack() as stack:
-            clusters = {n: stack.enter_context(cluster(n, home)) for n in counts}
-            for n in counts:  # warm-up, untimed: the same for both subjects
-                play(home, config, n, "local")
-                play(home, config, n, clusters[n][0])
-            for _ in range(max(3, args.repeat)):
-                for n in counts:
+        # One cluster at a time, as on a real host (its workers take the cores: CorePin).
+        for n in counts:
+            with cluster(n, home) as (name, pid):
+                play(home, config, n, "local")  # warm-up, untimed: the same for both
+                play(home, config, n, name)
+                for _ in range(max(3, args.repeat)):
                     runs.setdefault(("local", n), []).append(play(home, config, n, "local"))
-                    name, pid = clusters[n]
                     before = cpu_of(pid)
                     run = play(home, config, n, name)
                     run.scheduler_cpu = cpu_of(pid) - before

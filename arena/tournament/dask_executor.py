@@ -9,12 +9,12 @@ Each match on the worker runs the very same `run_match` as a local pool (so the
 same sandbox applies).
 
 - Chunk sizes follow the matches' durations: about `CHUNK_SECONDS` of play, at
-  most `MAX_CHUNK` matches. While a worker thread would be idle (the first
-  matches, the end of a run), matches go out one per task, so a small
+  most `MAX_CHUNK` matches. A worker thread that would be idle gets its share of
+  what is waiting at once (one match while none has been timed), so a small
   tournament is never squeezed onto fewer workers than it could use.
 - `submit` still takes one match: it is buffered until a chunk is full, a thread
-  is idle, or its result is asked for. `slots` counts matches a chunk can hold,
-  so the runner keeps enough matches in flight to fill every thread twice.
+  is idle, or its result is asked for. `slots` is two chunks per worker thread,
+  so the runner keeps a chunk playing and the next ones waiting on every thread.
 - Bot code travels by content: each bot version is packed once by the
   coordinator and registered as a worker plugin named `arena-bot-<sha256>`, which
   the scheduler hands to every worker, present and future; the worker unpacks it
@@ -22,12 +22,15 @@ same sandbox applies).
 - Each worker process keeps one bot pool, so bot processes are reused from one
   match to the next there as in a local worker; the pools' idle processes are
   closed when the run ends.
-- A worker that dies mid-chunk is noticed by the scheduler, which runs the chunk
-  again on another worker. The worker announces every match it starts (an event
-  on `START_TOPIC`, with an id of the attempt): when a chunk starts again, the
-  match its last attempt was playing is charged with the lost worker. A match
-  may lose its worker `RERUNS` times; once more and it is void (a platform error,
-  never a bot's forfeit), and the chunk's other matches go out again without it.
+- A worker that dies mid-chunk is noticed by the scheduler, which runs the task
+  again on another worker. That rerun plays nothing: it sees the mark its first
+  run left with the scheduler and reports back (`RERUN`). The coordinator then
+  charges every unfinished match of the task with the lost worker (which of them
+  was playing is not known: a start event per match would cost the scheduler and
+  the coordinator about a millisecond of CPU each) and sends them again, each
+  alone, where a lost worker is the match's own. A match may lose its worker
+  `RERUNS` times; once more and it is void (a platform error, never a bot's
+  forfeit).
 - A lost scheduler connection cancels every pending match: `result()` raises
   `ExecutorLost`, the runner stops with a prefix of the schedule recorded, and
   `arena tournament resume` finishes it.
@@ -35,7 +38,10 @@ same sandbox applies).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
+import os
 import platform
 import shutil
 import sys
@@ -54,19 +60,19 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from arena.match import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
+from arena.sandbox import uids
 from arena.tournament import bundles
 from arena.tournament.executors import RERUNS, ExecutorLost, platform_error
 
 LOG = logging.getLogger("arena.tournament.dask")
 
-#: Workers log an event on this topic when they start a match.
-START_TOPIC = "arena-match-start"
 CONNECT_TIMEOUT_S = 10
-#: About how long a chunk plays: long enough to make a task's fixed cost small, short
-#: enough that the last chunks of a run end at about the same time on every worker.
-CHUNK_SECONDS = 0.1
-#: The most matches in one chunk (and `slots` per worker thread).
-MAX_CHUNK = 8
+#: About how long a chunk plays: long enough to make a task's fixed cost (some 5 ms of
+#: round trips: the scheduler, the coordinator, the start mark) small, short enough that
+#: the last chunks of a run end at about the same time on every worker.
+CHUNK_SECONDS = 0.2
+#: The most matches in one chunk (`slots` is twice this per worker thread).
+MAX_CHUNK = 16
 
 
 # ----- on the workers -----------------------------------------------------------
@@ -82,6 +88,51 @@ class BotArchive(WorkerPlugin):
     def setup(self, worker: distributed.Worker) -> None:
         """Keep the archive in the worker process; it is unpacked at its first match."""
         bundles.ARCHIVES[self.sha256] = self.data
+
+
+class CorePin(WorkerPlugin):
+    """Pins a one-thread worker process to a core that no other worker on its host holds.
+
+    As the local pool pins its workers (`--no-pin` turns both off): a worker and its bots
+    then share one core, where a decision's pipe round trip costs a third of one across
+    cores (scripts/bench_protocol.py), and parallel workers do not compete for a core.
+    A core is held by an flock on a file in arena's runtime folder, released when the
+    worker process ends; with every core held, the worker is left unpinned.
+    """
+
+    idempotent = True
+    name = "arena-pin-cores"
+
+    def setup(self, worker: distributed.Worker) -> None:
+        if worker.state.nthreads == 1:
+            pin_to_free_core()
+
+
+#: The lock file of the core this process holds (kept open for the process's life).
+_CORE_LOCK: int = -1
+
+
+def pin_to_free_core() -> int | None:
+    """Pin every thread of this process to the first core no other process holds; the core."""
+    global _CORE_LOCK
+    if _CORE_LOCK >= 0 or not hasattr(os, "sched_setaffinity"):
+        return None
+    folder = uids.runtime_dir()
+    for core in sorted(os.sched_getaffinity(0)):
+        fd = os.open(folder / f"core-{core}.lock", os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue
+        _CORE_LOCK = fd
+        for task in os.listdir(
+            "/proc/self/task"
+        ):  # every thread: the calling one alone is not enough
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(int(task), {core})
+        return core
+    return None
 
 
 #: The worker process's bot pool, shared by its task threads (BotPool is thread-safe:
@@ -105,37 +156,56 @@ def run_on_worker(spec: MatchSpec, reuse: bool) -> MatchResult:
     return run_match(local, _POOL) if reuse else run_match(local)
 
 
+#: What a task returns instead of results when it is a rerun (its worker died).
+RERUN = "rerun"
+#: Where in the scheduler's task metadata each task notes that it has started.
+STARTED = "arena-started"
+
+
 def run_chunk(
-    task: Callable[[MatchSpec, bool], MatchResult], specs: list[MatchSpec], reuse: bool
-) -> list[MatchResult]:
-    """Play `specs` in order with `task` (run_on_worker), announcing each start.
+    task: Callable[[MatchSpec, bool], MatchResult],
+    specs: list[MatchSpec],
+    reuse: bool,
+    run: str = "",
+) -> list[MatchResult] | str:
+    """Play `specs` in order with `task` (run_on_worker).
+
+    A task runs again when the worker that ran it died: during the task, or after it,
+    while its results still waited there. The scheduler keeps a mark of how far the
+    task got (set by calls that wait for it, so it survives the worker): a rerun of a
+    task that was cut off plays nothing and returns RERUN, and the coordinator decides
+    what to play again and whom to charge (`DaskExecutor._lost`); a rerun of a task that
+    had finished plays it again (the same seeds give the same results). `run` names
+    the coordinator's run, whose marks it drops when it ends.
 
     Stops early, returning fewer results, once the coordinator has cancelled the chunk:
     Dask cannot stop a running task, but the next match need not start.
     """
     worker = distributed.get_worker()
     key = worker.get_current_task()
-    attempt = uuid.uuid4().hex[:12]  # tells a rerun of this chunk from this run
+    place = [STARTED, run, str(key)]
+    if _mark(worker, place, "started") == "started":
+        return RERUN
     results = []
     for index, spec in enumerate(specs):
         if index and _cancelled(worker, key):
             break
-        event = {"key": key, "index": index, "attempt": attempt, "match": spec.match_id}
-        _announce(worker, event)
         results.append(task(spec, reuse))
+    if len(results) == len(specs):
+        _mark(worker, place, "finished")
     return results
 
 
-def _announce(worker: distributed.Worker, event: dict[str, Any]) -> None:
-    """Tell the scheduler, and wait until it has heard, that a match starts.
-
-    `Worker.log_event` only queues the event for a batched send, which a worker killed
-    a moment later never makes: the coordinator would then charge its death to the
-    match before. The scheduler's own `log_event` call is answered once the event is
-    logged (one round trip on the worker, about a millisecond).
-    """
-    event = {**event, "worker": worker.address}
-    distributed.utils.sync(worker.loop, worker.scheduler.log_event, topic=START_TOPIC, msg=event)
+def _mark(worker: distributed.Worker, place: list[str], value: str) -> str | None:
+    """Set the task's mark kept by the scheduler; the mark it had before (or None)."""
+    scheduler, loop = worker.scheduler, worker.loop
+    before: str | None = None
+    if value == "started":
+        before = distributed.utils.sync(loop, scheduler.get_metadata, keys=place, default=None)
+        if before == "started":
+            return before
+    distributed.utils.sync(loop, scheduler.set_metadata, keys=place, value=value)
+    return before
 
 
 def _cancelled(worker: distributed.Worker, key: Any) -> bool:
@@ -183,19 +253,24 @@ class _Chunk:
 
     def __init__(self, key: str, matches: list[_Match]):
         self.key, self.matches = key, matches
-        self.future: distributed.Future[list[MatchResult]] | None = None
-        self.attempt: str | None = None  # the id of the attempt last heard of
-        self.last = 0  # the match that attempt started last
-        self.dropped = False  # cancelled and its matches sent again without it
+        self.future: distributed.Future[list[MatchResult] | str] | None = None
 
 
 class DaskExecutor:
     """Runs matches on a Dask cluster's workers; see the module docstring."""
 
     def __init__(
-        self, address: str, reuse: bool = True, *, client: distributed.Client | None = None
+        self,
+        address: str,
+        reuse: bool = True,
+        *,
+        pin: bool = False,
+        client: distributed.Client | None = None,
     ):
-        """Connect to the scheduler at `address` (or use `client`); ExecutorLost if unreachable."""
+        """Connect to the scheduler at `address` (or use `client`); ExecutorLost if unreachable.
+
+        With `pin`, every one-thread worker is pinned to a core of its own (`CorePin`).
+        """
         self.address, self.reuse = address, reuse
         self.own_client = client is None
         try:
@@ -211,19 +286,24 @@ class DaskExecutor:
         self.token = uuid.uuid4().hex[:8]  # keys never collide with another coordinator's
         self.submitted = 0
         self.shipped: set[str] = set()
-        #: Starts announced by workers, per match id.
-        self.starts: Counter[str] = Counter()
+        #: Lost workers charged, per match id.
+        self.charged: Counter[str] = Counter()
         self.lost: str | None = None  # why the cluster is gone, once it is
         self._changed = threading.Condition()  # guards everything below, and wakes waiters
         self._buffer: deque[_Match] = deque()
         self._chunks: dict[str, _Chunk] = {}  # sent and not finished
         self._played, self._seconds = 0, 0.0  # for the chunk size
-        self.client.subscribe_topic(START_TOPIC, self._started)
+        if pin:
+            try:
+                self.client.register_plugin(CorePin())
+            except (OSError, TimeoutError, distributed.CancelledError) as error:
+                raise ExecutorLost(f"lost the Dask scheduler {address}: {error}") from None
         threads = sum(self.client.nthreads().values())
         if threads == 0:
             LOG.warning("the Dask cluster at %s has no workers yet: waiting for some", address)
         self.threads = max(1, threads)
-        self.slots = self.threads * MAX_CHUNK
+        # the runner keeps twice this in flight: a chunk playing and one or more waiting
+        self.slots = 2 * self.threads * MAX_CHUNK
 
     # --- submitting ---
     def _ship(self, ref: BotRef) -> str | None:
@@ -263,16 +343,23 @@ class DaskExecutor:
         return max(1, min(MAX_CHUNK, round(CHUNK_SECONDS / max(mean, 1e-6))))
 
     def _flush(self, everything: bool = False) -> None:
-        """Send buffered matches: alone while a thread is idle, then in full chunks
-        (`everything`: all of them, the runner waits for one). Holds the lock."""
-        while self._buffer and len(self._chunks) < self.threads:
-            self._send([self._buffer.popleft()])
+        """Send buffered matches: to each idle thread its share of what is there (one
+        match while none has been timed), then full chunks up to two per thread;
+        `everything`: all of them, shared out (the runner waits for one). Holds the lock."""
         size = self._size()
-        while size and len(self._buffer) >= size:
+        idle = self.threads - len(self._chunks)
+        while self._buffer and idle > 0:
+            share = min(size, -(-len(self._buffer) // idle)) if size else 1
+            self._send([self._buffer.popleft() for _ in range(share)])
+            idle -= 1
+        # two chunks a thread: one playing, one waiting; the rest waits here, to be sized
+        # by better timings (the first matches include starting the bots)
+        while size and len(self._buffer) >= size and len(self._chunks) < 2 * self.threads:
             self._send([self._buffer.popleft() for _ in range(size)])
         if everything and self._buffer:
-            self._send(list(self._buffer))
-            self._buffer.clear()
+            share = -(-len(self._buffer) // self.threads)
+            while self._buffer:
+                self._send([self._buffer.popleft() for _ in range(min(share, len(self._buffer)))])
 
     def _send(self, matches: list[_Match]) -> None:
         """One task for `matches` (the lock is held: `client.submit` does not wait for
@@ -285,7 +372,7 @@ class DaskExecutor:
         self._chunks[key] = chunk
         specs = [m.spec for m in matches]
         chunk.future = self.client.submit(
-            run_chunk, self.task, specs, self.reuse, key=key, pure=False
+            run_chunk, self.task, specs, self.reuse, self.token, key=key, pure=False
         )
         chunk.future.add_done_callback(lambda future: self._finished(chunk, future))
 
@@ -301,18 +388,19 @@ class DaskExecutor:
                 self._changed.wait()
             return match.outcome
 
-    def _finished(self, chunk: _Chunk, future: distributed.Future[list[MatchResult]]) -> None:
+    def _finished(self, chunk: _Chunk, future: distributed.Future[list[MatchResult] | str]) -> None:
         """Take a chunk's results off its worker at once and let the cluster forget them
         (a result left on a worker is lost with that worker and computed again)."""
         try:
-            outcome: list[MatchResult] | BaseException = future.result()
+            outcome: list[MatchResult] | str | BaseException = future.result()
         except BaseException as error:  # sorted out in _failed
             outcome = error
         future.release()
         with self._changed:
             self._chunks.pop(chunk.key, None)
-            if chunk.dropped:
-                pass
+            if outcome == RERUN or isinstance(outcome, distributed.KilledWorker):
+                # a rerun after a lost worker, or the scheduler gave up on the task
+                self._lost(chunk)
             elif isinstance(outcome, list) and len(outcome) == len(chunk.matches):
                 for match, result in zip(chunk.matches, outcome, strict=True):
                     match.outcome = result
@@ -323,17 +411,12 @@ class DaskExecutor:
             self._flush()
             self._changed.notify_all()
 
-    def _failed(self, chunk: _Chunk, outcome: list[MatchResult] | BaseException) -> None:
+    def _failed(self, chunk: _Chunk, outcome: list[MatchResult] | str | BaseException) -> None:
         """Settle the matches of a chunk that returned no results (the lock is held)."""
         if isinstance(outcome, FutureCancelledError) and (
             outcome.reason == "scheduler-connection-lost" or self.client.status != "running"
         ):
             self.lost = f"lost the connection to the Dask scheduler {self.address}"
-            return
-        if isinstance(outcome, distributed.KilledWorker):
-            # The scheduler gave up on the task; its matches may still have reruns left.
-            self._charge(chunk)
-            self._again(chunk)
             return
         if isinstance(outcome, FutureCancelledError):
             why = f"cancelled on the cluster: {outcome.reason}"
@@ -345,32 +428,19 @@ class DaskExecutor:
             match.outcome = platform_error(match.spec, why)
 
     # --- lost workers ---
-    def _started(self, event: tuple[float, dict[str, Any]]) -> None:
-        """A worker started a match of a chunk (runs on the client's event loop)."""
-        info = event[1]
-        with self._changed:
-            chunk = self._chunks.get(str(info["key"]))
-            if chunk is None:
-                return
-            self.starts[str(info["match"])] += 1
-            rerun = chunk.attempt is not None and chunk.attempt != info["attempt"]
-            if rerun and not self._charge(chunk):  # void: the rest goes out again without it
-                chunk.dropped = True
-                del self._chunks[chunk.key]
-                self._again(chunk)
-                threading.Thread(target=self._cancel, args=(chunk,), daemon=True).start()
-                return
-            chunk.attempt, chunk.last = str(info["attempt"]), int(info["index"])
+    def _lost(self, chunk: _Chunk) -> None:
+        """A chunk lost its worker: charge its unfinished matches, and send again, each
+        alone, those that are not now void (see the module docstring). The lock is held."""
+        unfinished = [match for match in chunk.matches if match.outcome is None]
+        for match in unfinished:
+            if self._lost_worker(match):
+                self._send([match])
 
-    def _charge(self, chunk: _Chunk) -> bool:
-        """The chunk's last attempt lost its worker: charge the match it was playing.
-        False when that match is now void. The lock is held.
-
-        Without any start heard of (its events died with the worker), the first match
-        is charged: every lost worker is charged to someone, so reruns always end.
-        """
-        match = chunk.matches[chunk.last]
+    def _lost_worker(self, match: _Match) -> bool:
+        """Count one lost worker against a match; False (and the match void, a
+        platform error) once it lost more than RERUNS. The lock is held."""
         match.deaths += 1
+        self.charged[match.spec.match_id] += 1
         if match.deaths <= RERUNS:
             LOG.warning("match %s lost its worker; running it again", match.spec.match_id)
             return True
@@ -379,23 +449,9 @@ class DaskExecutor:
         self._changed.notify_all()
         return False
 
-    def _again(self, chunk: _Chunk) -> None:
-        """Send a chunk's unsettled matches again, as a new task. The lock is held."""
-        again = [m for m in chunk.matches if m.outcome is None]
-        if again:
-            self._send(again)
-
-    def _cancel(self, chunk: _Chunk) -> None:
-        """Cancel a dropped chunk's task, off the event loop (`cancel` waits for it)."""
-        try:
-            if chunk.future is not None:
-                chunk.future.cancel()
-        except Exception as error:  # the cluster going away is noticed elsewhere
-            LOG.info("could not cancel %s: %s", chunk.key, error)
-
     def reruns(self) -> dict[str, int]:
-        """Matches started more than once in this run (their worker died): match id -> starts."""
-        return {match: n for match, n in self.starts.items() if n > 1}
+        """Matches charged with a lost worker in this run: match id -> workers lost."""
+        return dict(self.charged)
 
     def shutdown(self, now: bool = False) -> None:
         """Drop unfinished matches, close the workers' idle bot processes, disconnect."""
@@ -406,7 +462,7 @@ class DaskExecutor:
             if self.client.status == "running":
                 self.client.cancel(futures)
                 self.client.run(close_pool)
-                self.client.unsubscribe_topic(START_TOPIC)
+                self.client.set_metadata([STARTED, self.token], {})  # this run's marks
         except Exception as error:  # a cluster going away while we tidy up is no news
             LOG.info("could not tidy up the workers: %s", error)
         finally:

@@ -105,7 +105,7 @@ def open_executor(name: str, workers: int, *, reuse: bool = True, pin: bool = Tr
         from arena.tournament.dask_executor import DaskExecutor  # optional dependency
     except ImportError as error:
         raise ConfigError(f"{name} needs `pip install 'arena[dask]'` ({error})") from None
-    return DaskExecutor(dask_address(name), reuse)
+    return DaskExecutor(dask_address(name), reuse, pin=pin)
 
 
 def platform_error(spec: MatchSpec, message: str) -> MatchResult:
