@@ -379,6 +379,7 @@ def test_workers_pin_themselves_to_cores_no_other_worker_holds(
     """One more worker process than cores: each core is held by one, the last is left
     unpinned (CorePin, as on a host with `dask worker --nworkers N --nthreads 1`)."""
     monkeypatch.setattr(dask_executor.uids, "runtime_dir", lambda: tmp_path)
+    monkeypatch.setattr(dask_executor, "_CORE_LOCK", -1)  # whatever this process holds
     cores = sorted(os.sched_getaffinity(0))
     context = multiprocessing.get_context("fork")
     queue, done = context.Queue(), context.Event()

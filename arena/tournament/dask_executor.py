@@ -103,8 +103,13 @@ class CorePin(WorkerPlugin):
     idempotent = True
     name = "arena-pin-cores"
 
+    def __init__(self, coordinator: int):
+        self.coordinator = coordinator  # the coordinator's pid: never pinned
+
     def setup(self, worker: distributed.Worker) -> None:
-        if worker.state.nthreads == 1:
+        # A worker inside the coordinator's process (LocalCluster(processes=False))
+        # would pin the coordinator, and every worker thread of it, to one core.
+        if worker.state.nthreads == 1 and os.getpid() != self.coordinator:
             pin_to_free_core()
 
 
@@ -295,7 +300,7 @@ class DaskExecutor:
         self._played, self._seconds = 0, 0.0  # for the chunk size
         if pin:
             try:
-                self.client.register_plugin(CorePin())
+                self.client.register_plugin(CorePin(os.getpid()))
             except (OSError, TimeoutError, distributed.CancelledError) as error:
                 raise ExecutorLost(f"lost the Dask scheduler {address}: {error}") from None
         threads = sum(self.client.nthreads().values())
