@@ -13,7 +13,16 @@ the game's heuristic (scripts/winrate.py, 2 players, 60-120 seeded games):
   ANCHOR_Z standard errors: 200 games, 61 % without the anchor.
 * krumme10: playouts by the visible sides only (hit the target, else stay under it),
   cut after one decision: the tree's own depth does the looking ahead, scored by the
-  points margin. (Longer playouts lost: 4 decisions 39 %, 12 decisions 29 %.)
+  points margin. (Longer playouts lost: 4 decisions 39 %, 12 decisions 29 %.) UCB1
+  exploration 0.2 (issue 13; the winrate.py command of 200 games at 100 ms CPU, 2
+  players, run three times, since the same command run twice differed by up to 11
+  points: the clock makes the games differ): 73.2 %, 74.8 %, 71.2 %, where 0.5 won
+  69.2 %, 71.5 %, 68.8 % and 0.3 75.2 %, 64.0 %. Measured and dropped: anchoring the
+  root on the heuristic bot as Take That does (a copy of bots/krumme10-heuristic/bot.py,
+  ANCHOR_Z 1.0), 67.0 %; scoring what a cut-off leaves pending (the card being taken,
+  the cards about to score after an overrun), 66.8 %. One search against two
+  heuristics (3 players, 60 games) wins only 23.3 % (0.5: 20.0 %); against random
+  seats (2 players, 40 games) 100 %.
 * leylo and twirkle: the bot no longer plays these two by the tree (see leylo_plan.py
   and twirkle_plan.py: the tree search won 1 of 12 LEYLO games and 10-25 % of Twirkle
   games against the heuristics); their profiles stay for the tree search itself.
@@ -335,7 +344,7 @@ PROFILES: dict[str, Profile] = {
         estimate=krumme10_estimate,
         margin_weight=1.0,
         margin_scale=5.0,
-        exploration=0.5,
+        exploration=0.2,
     ),
     "leylo": Profile(
         policy=leylo_policy,
