@@ -241,7 +241,7 @@ class _Match:
         self.owner, self.spec = owner, spec
         self.chunk: _Chunk | None = None  # None: still in the buffer
         self.outcome: MatchResult | None = None
-        #: Workers lost while this match was playing.
+        #: Lost workers charged to this match (see `DaskExecutor._lost`).
         self.deaths = 0
 
     def result(self) -> MatchResult:
@@ -254,7 +254,7 @@ class _Match:
 
 
 class _Chunk:
-    """Matches played by one task, and what its worker announced."""
+    """Matches played by one task."""
 
     def __init__(self, key: str, matches: list[_Match]):
         self.key, self.matches = key, matches
