@@ -8,6 +8,7 @@ Any other SQLAlchemy URL (PostgreSQL) works as it is.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections import Counter
@@ -549,7 +550,7 @@ class Store:
         except _RecordedMeanwhile:
             # another connection recorded one of them: one at a time, skipping those
             for item in batch:
-                with self.connection() as db:
+                with contextlib.suppress(_RecordedMeanwhile), self.connection() as db:
                     _Batch(db, now()).record([item])
 
     @contextmanager

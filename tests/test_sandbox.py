@@ -280,6 +280,27 @@ def test_fresh_processes_are_started_ahead_and_never_play_twice() -> None:
     assert descendants() - before == set()  # spares and background closes all gone
 
 
+def test_a_fresh_process_that_cannot_start_leaves_no_seat_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Started ahead or in place, a process that cannot start is BotCrashed, as without
+    spares, and is not counted as in use (the pool would start ever more spares)."""
+
+    def cannot(*args: object, **kwargs: object) -> sandbox.Sandboxed:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(bot_process, "launch", cannot)
+    pool = BotPool(reuse=False, prestart=True)
+    argv = ("/nonexistent/bot",)
+    try:
+        for _ in range(2):  # in place, then the spare started by the first acquire
+            with pytest.raises(BotCrashed):
+                pool.acquire("missing", argv, tmp_path, Limits())
+        assert sum(pool._busy.values()) == 0
+    finally:
+        pool.close()
+
+
 def test_a_process_that_used_half_its_cpu_time_is_not_reused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -94,19 +94,33 @@ class BotPool:
         remembered by the process, so that it is never given that deal again.
         """
         key = self._key(argv, folder, limits)
+        chosen: BotProcess | None
         if self.prestart:
-            chosen = self._take_spare(key, name, argv, folder, limits)
+            try:
+                chosen = self._take_spare(key, name, argv, folder, limits) or self._spawn(
+                    name, argv, folder, limits
+                )
+            except BaseException:
+                with self._idle_lock:
+                    self._busy[key] -= 1  # it never came into use
+                raise
         else:
             chosen, dead = self._take_idle(key, deal)
             for bot in dead:
                 bot.close()
         if chosen is None:
-            chosen = BotProcess(name, argv, folder, limits)
-            chosen.spawn()
+            chosen = self._spawn(name, argv, folder, limits)
         chosen.name = name
         if deal is not None:
             chosen.deals.add(deal)
         return chosen
+
+    @staticmethod
+    def _spawn(name: str, argv: tuple[str, ...], folder: Path, limits: Limits) -> BotProcess:
+        """A new process for this bot; BotCrashed if it cannot start."""
+        bot = BotProcess(name, argv, folder, limits)
+        bot.spawn()
+        return bot
 
     def _take_idle(
         self, key: tuple[object, ...], deal: int | None
