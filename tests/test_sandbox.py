@@ -358,7 +358,10 @@ def _leftovers(root: Path, pattern: str, pids: set[int] | None = None) -> list[P
     """Entries named <prefix>-<pid>... whose arena process is gone (one of `pids`, if given)."""
     found = []
     for path in root.glob(pattern):
-        pid = int(path.name.split("-")[1])
+        word = path.name.split("-")[1]
+        if not word.isdigit():
+            continue  # arena-probe-<pid>-...: a capability probe another test is running
+        pid = int(word)
         if (pids is None or pid in pids) and not Path(f"/proc/{pid}").exists():
             found.append(path)
     return found
