@@ -226,6 +226,38 @@ def test_a_match_whose_rerun_loses_its_worker_too_is_void_not_a_forfeit(
     assert details is not None and details["forfeits"] == {} and details["platform_errors"] == 1
 
 
+def test_a_stuck_callback_elsewhere_in_the_process_does_not_stop_a_run(
+    tmp_path: Path, home: Path, expected: Expected, client: Client
+) -> None:
+    """Dask runs every done-callback of a process on one thread. A callback stuck there
+    (another executor fetching from a client that was closed) must not stop this run:
+    each executor fetches its results on a thread of its own."""
+    import threading
+
+    _board, expected_rows = expected
+    release = threading.Event()
+    stuck = client.submit(lambda: 1, pure=False)
+    stuck.add_done_callback(lambda _future: release.wait(120))  # holds the shared thread
+    store = store_in(tmp_path, home)
+    tid = runner.create(store, home, CONFIG)
+    executor = DaskExecutor(client.scheduler.address, client=client)
+    finished = threading.Event()
+
+    def run() -> None:
+        runner.run(store, tid, executor=executor)
+        finished.set()
+
+    player = threading.Thread(target=run, daemon=True)
+    player.start()
+    try:
+        assert finished.wait(90), "the run waited on the blocked callback thread"
+    finally:
+        release.set()
+        player.join(30)
+        executor.shutdown()
+    assert seat_rows(store, tid) == expected_rows
+
+
 def test_chunks_of_matches_give_the_results_of_a_local_run(
     tmp_path: Path, home: Path, expected: Expected, client: Client
 ) -> None:

@@ -298,6 +298,15 @@ class DaskExecutor:
         self._buffer: deque[_Match] = deque()
         self._chunks: dict[str, _Chunk] = {}  # sent and not finished
         self._played, self._seconds = 0, 0.0  # for the chunk size
+        # Finished chunks are noticed on the client's event loop (`as_completed`) and
+        # fetched by a thread of this executor's own. Not by a done-callback: Dask runs
+        # every done-callback of the process on one thread, where one stuck fetch (another
+        # executor's, its client closed meanwhile) stops every executor's results.
+        self._completed = distributed.as_completed(loop=self.client.loop)
+        self._more = threading.Event()  # set when a chunk is sent, or to stop
+        self._stopping = False
+        self._fetcher = threading.Thread(target=self._fetch, name="arena-dask-results", daemon=True)
+        self._fetcher.start()
         if pin:
             try:
                 self.client.register_plugin(CorePin(os.getpid()))
@@ -379,7 +388,8 @@ class DaskExecutor:
         chunk.future = self.client.submit(
             run_chunk, self.task, specs, self.reuse, self.token, key=key, pure=False
         )
-        chunk.future.add_done_callback(lambda future: self._finished(chunk, future))
+        self._completed.add(chunk.future)
+        self._more.set()
 
     # --- results ---
     def wait(self, match: _Match) -> MatchResult:
@@ -392,6 +402,19 @@ class DaskExecutor:
                     self._flush(everything=True)
                 self._changed.wait()
             return match.outcome
+
+    def _fetch(self) -> None:
+        """Take each finished chunk's results, in this executor's own thread, until shutdown."""
+        while True:
+            self._more.wait()
+            self._more.clear()
+            if self._stopping:
+                return
+            for future in self._completed:  # until no chunk is out
+                with self._changed:
+                    chunk = self._chunks.get(str(future.key))
+                if chunk is not None:
+                    self._finished(chunk, future)
 
     def _finished(self, chunk: _Chunk, future: distributed.Future[list[MatchResult] | str]) -> None:
         """Take a chunk's results off its worker at once and let the cluster forget them
@@ -460,6 +483,8 @@ class DaskExecutor:
 
     def shutdown(self, now: bool = False) -> None:
         """Drop unfinished matches, close the workers' idle bot processes, disconnect."""
+        self._stopping = True  # the fetcher stops (after what it is fetching, if anything)
+        self._more.set()
         with self._changed:
             self._buffer.clear()
             futures = [c.future for c in self._chunks.values() if c.future is not None]
