@@ -196,8 +196,8 @@ def test_a_worker_killed_mid_match_costs_one_rerun_and_changes_nothing(
     runner.run(store, tid, executor=executor)
     executor.shutdown()
     assert Path(f"{marker}.0").exists()  # the worker really was killed
-    # m3 was charged with the lost worker once and played again (so may the other
-    # matches of its chunk: in a chunk, each from the last start heard of is a suspect)
+    # m3 was charged with the lost worker once and played again (so were the other
+    # unfinished matches of its chunk: which of them was playing is not known)
     charged = {match.split("-")[1]: n for match, n in executor.reruns().items()}
     assert charged["m3"] == 1 and max(charged.values()) == 1
     assert store.match_counts(tid) == (6, 6)

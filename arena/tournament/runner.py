@@ -271,10 +271,10 @@ def run(
             batch.clear()
             if ctrl_c.is_set():  # its KeyboardInterrupt was lost (see _ctrl_c_noted)
                 raise KeyboardInterrupt
-            for done_, match_, result_, newly in played:
-                if on_progress is not None:
+            if on_progress is not None:  # recorded now: tell of them
+                for number, was, outcome, newly in played:
                     labels = [f"{names[v][0]} v{names[v][1]}" for v in newly]
-                    on_progress(Progress(done_, total, match_, result_, labels))
+                    on_progress(Progress(number, total, was, outcome, labels))
             played.clear()
         stopped = False
     except ExecutorLost as error:
