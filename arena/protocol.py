@@ -143,15 +143,27 @@ def same_json(ours: Any, theirs: Any) -> bool:
     >>> same_json({"a": [1, "x"]}, {"a": [1, "x"]}), same_json([1], [True]), same_json(1, 1.0)
     (True, False, False)
     """
-    if type(ours) is not type(theirs):
+    kind = type(ours)
+    if kind is not type(theirs):
         return False
-    if type(ours) is dict:
-        return ours.keys() == theirs.keys() and all(
-            same_json(v, theirs[k]) for k, v in ours.items()
-        )
-    if type(ours) is list:
+    if kind is dict:
+        if ours.keys() != theirs.keys():
+            return False
+        # a plain loop: decisions are small dicts of scalars, checked once per decision
+        for key, value in ours.items():
+            other = theirs[key]
+            if type(value) in _SCALARS:
+                if type(other) is not type(value) or other != value:
+                    return False
+            elif not same_json(value, other):
+                return False
+        return True
+    if kind is list:
         return len(ours) == len(theirs) and all(map(same_json, ours, theirs))
     return bool(ours == theirs)
+
+
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 
 
 def describe(value: Any, limit: int = 200) -> str:

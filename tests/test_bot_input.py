@@ -15,7 +15,7 @@ import pytest
 from arena import protocol, reports
 from arena.match import MatchStatus, SeatStatus, run_match
 from arena.players.pool import BotPool
-from arena.players.process import BotProcess, BotProtocolError
+from arena.players.process import BotError, BotProcess, BotProtocolError
 from arena.sandbox import Limits
 from arena.store import Store
 from arena.tournament import runner
@@ -173,3 +173,52 @@ def test_output_after_end_gives_the_same_results_reused_and_fresh(tmp_path: Path
     assert statuses[0] == statuses[1]
     assert set(statuses[0]) == {"ok"}
     assert boards[0] == boards[1]
+
+
+DECISION = '{"type": "decision", "id": 1, "decision": 2}'
+#: Ways an answer may arrive: each must give what the general reading path gives.
+ARRIVALS = {
+    "one line": f"printf '%s\\n' '{DECISION}'",
+    "cut in two writes": (
+        f"printf '%s' '{DECISION[:20]}'; sleep 0.05; printf '%s\\n' '{DECISION[20:]}'"
+    ),
+    "a blank line first": f"printf '\\n%s\\n' '{DECISION}'",
+    "two lines at once": f"printf '%s\\n%s\\n' '{DECISION}' '{DECISION.replace('2}', '1}')}'",
+    "stderr first": f"printf 'thinking\\n' >&2; printf '%s\\n' '{DECISION}'",
+    "not JSON": "printf 'decision 2\\n'",
+    "a JSON list": "printf '[1, 2]\\n'",
+    "another type": 'printf \'{"type": "ready"}\\n\'',
+    "no newline, then the end": f"printf '%s' '{DECISION}'; exit 0",
+}
+
+
+def outcome_of(tmp_path: Path, script: str, quick: bool, monkeypatch: pytest.MonkeyPatch) -> str:
+    """What `decide` gives (or raises), and the line it read, with or without its quick path."""
+    if not quick:
+        monkeypatch.setattr(BotProcess, "_quick_reply", lambda self, deadline: None)
+    full = 'read start; echo \'{"type": "ready"}\'; read request; ' + script + "; read more"
+    bot = BotProcess("scripted", ["/bin/sh", "-c", full], tmp_path, Limits())
+    bot.spawn()
+    try:
+        try:
+            answer: object = decide_once(bot)
+        except BotError as error:
+            answer = f"{type(error).__name__}: {error}"
+        return f"{answer!r} after {bot.last_line!r}, {len(bot._buffer)} bytes left"
+    finally:
+        bot.close(grace=0)
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("arrival", ARRIVALS)
+def test_the_quick_reading_path_gives_what_the_general_one_does(
+    tmp_path: Path, arrival: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`BotProcess.decide` first tries one read of one whole line; anything else falls
+    back to `receive` with nothing lost or counted twice."""
+    script = ARRIVALS[arrival]
+    quick = outcome_of(tmp_path, script, True, monkeypatch)
+    general = outcome_of(tmp_path, script, False, monkeypatch)
+    assert quick == general
+    if arrival in ("one line", "cut in two writes", "a blank line first", "stderr first"):
+        assert quick.startswith("2 after")
