@@ -320,9 +320,13 @@ def test_a_match_killing_its_worker_inside_a_chunk_costs_only_itself(
 
 # ----- losing the scheduler -----------------------------------------------------------
 def test_a_lost_scheduler_stops_the_run_and_resume_finishes_it(
-    tmp_path: Path, home: Path, expected: Expected, cache: Path
+    tmp_path: Path, home: Path, expected: Expected, cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected_board, expected_rows = expected
+    # One match a chunk, so that two are in flight when the second is recorded and two
+    # not yet sent: the run cannot finish once the scheduler has gone (with bigger
+    # chunks all six could arrive together, before the plug is pulled).
+    monkeypatch.setattr(dask_executor, "MAX_CHUNK", 1)
     store = store_in(tmp_path, home)
     tid = runner.create(store, home, CONFIG)
     doomed = LocalCluster(
