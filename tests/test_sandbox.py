@@ -115,6 +115,39 @@ def test_as_root_each_bot_runs_as_its_own_unprivileged_uid() -> None:
 
 
 @needs_bwrap
+@pytest.mark.parametrize("setpriv", [True, False], ids=["setpriv", "no-setpriv"])
+def test_the_bot_starts_inside_its_limits_and_uid(
+    setpriv: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the bot's own process sees of itself: every rlimit and (as root) its uid with
+    no other group (its cgroups: tests/test_cgroups.py). The process is started held and
+    set up from outside (`arena.sandbox._spawn`), or, without setpriv, set up between fork
+    and exec."""
+    if not setpriv:
+        real_which = sandbox.shutil.which
+        monkeypatch.setattr(
+            sandbox.shutil,
+            "which",
+            lambda name, **kw: None if name == "setpriv" else real_which(name, **kw),
+        )
+    limits = Limits(cpu_seconds=37, processes=61, open_files=83, file_size_bytes=7 * MIB)
+    code, out, err = run_in_sandbox("cat /proc/self/limits; echo ---; id -u; id -G", limits)
+    assert code == 0, err
+    table, ids = out.split("---\n")
+    soft_hard = {line[:26].strip(): line[26:].split()[:2] for line in table.splitlines()[1:]}
+    assert soft_hard["Max cpu time"] == ["37", "37"]
+    assert soft_hard["Max processes"] == ["61", "61"]
+    assert soft_hard["Max open files"] == ["83", "83"]
+    assert soft_hard["Max file size"] == [str(7 * MIB)] * 2
+    assert soft_hard["Max address space"] == [str(limits.address_space_bytes)] * 2
+    assert soft_hard["Max core file size"] == ["0", "0"]
+    uid, groups = ids.split()
+    if os.geteuid() == 0:
+        low, high = uids.uid_range()
+        assert low <= int(uid) <= high and groups == uid
+
+
+@needs_bwrap
 def test_a_sandbox_that_cannot_start_is_a_platform_error_not_a_forfeit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -39,8 +39,9 @@ class Limits:
     #: Size of each private tmpfs, /tmp and /dev/shm (bubblewrap only).
     tmp_bytes: int = 64 * MIB
 
-    def apply(self) -> None:
-        """Set the rlimits on the current process (run in the child before exec)."""
+    def apply(self, pid: int = 0) -> None:
+        """Set the rlimits on process `pid` (0: this process); a limit the kernel
+        refuses is left as it was."""
         pairs = [
             (resource.RLIMIT_CPU, self.cpu_seconds),
             (resource.RLIMIT_NPROC, self.processes),
@@ -51,7 +52,7 @@ class Limits:
         ]
         for kind, value in pairs:
             with contextlib.suppress(ValueError, OSError):
-                resource.setrlimit(kind, (value, value))
+                resource.prlimit(pid, kind, (value, value))
 
     def stricter(self, **values: Any) -> Limits:
         """These limits with some replaced; a value may only lower a limit.
