@@ -2,6 +2,7 @@
 CPU pinning, the share of time spent outside the bots, and the rating + database cost.
 
 Run: .venv/bin/python scripts/bench_tournament.py [--game take-that] [--rounds 40] [--repeat 3]
+     [--fresh-against DIR]
 
 Every figure comes from this one run, each tournament on a fresh temporary arena home
 (SQLite). What is timed: `runner.run` of the whole round robin on a local process pool
@@ -16,6 +17,11 @@ bot's answer: the bot's thinking *and* the pipe round trip (arena's write, the
 wake-ups, its read); it is not the bots' own CPU. The last line, one match recorded
 per transaction, is what a run pays when it waits for every result; a coordinator
 fed faster records several per transaction (scripts/bench_coordinator.py).
+
+`--fresh-against DIR` measures only 1 worker with fresh processes, here and in DIR
+(another checkout of arena, e.g. `git worktree add DIR COMMIT`, with bots/first-legal
+built), each tournament in a child process run from its own tree by this script's own
+code, the two trees taking turns round by round; it prints the per-round ratio.
 """
 
 from __future__ import annotations
@@ -23,13 +29,17 @@ from __future__ import annotations
 import argparse
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+#: Where arena and the bots are imported from: `--tree DIR` (a child run of
+#: --fresh-against) takes them from another checkout.
+TREE = Path(sys.argv[sys.argv.index("--tree") + 1]) if "--tree" in sys.argv[:-1] else ROOT
+sys.path.insert(0, str(TREE))
 
 from arena import rating  # noqa: E402
 from arena.models import Match, Tournament  # noqa: E402
@@ -117,8 +127,17 @@ def main() -> None:
     parser.add_argument("--bots", default="random,first-legal")
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (>= 1)")
+    parser.add_argument("--fresh-against", metavar="DIR", type=Path)
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child's run
+    parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)  # read above, at import
     args = parser.parse_args()
     bots = tuple(args.bots.split(","))
+    if args.one:  # one fresh-process tournament; prints matches/s
+        print(run_once(args.game, bots, args.rounds, 1, True, False)[0])
+        return
+    if args.fresh_against is not None:
+        compare_fresh(args.fresh_against.resolve(), args.game, args.bots, args.rounds, args.repeat)
+        return
     setups = [(1, False, False), (1, True, False), (2, False, True), (2, False, False)]
     setups.append((2, True, True))
     runs: dict[tuple[int, bool, bool], list[tuple[float, float, float, float]]] = {}
@@ -143,6 +162,28 @@ def main() -> None:
     scaling = [a[0] / b[0] for a, b in zip(pinned, reused, strict=True)]
     print(f"2 workers vs 1 (reused, pinned, per round): {spread(scaling, 2)}x")
     print(f"rating + database, one match per transaction: {record_cost():.2f} ms per match")
+
+
+def compare_fresh(other: Path, game: str, bots: str, rounds: int, repeat: int) -> None:
+    """1 worker, fresh processes: this tree against `other`, alternating, in child processes."""
+    rates: dict[Path, list[float]] = {ROOT: [], other: []}
+    for _round in range(repeat):
+        for tree in rates:
+            argv = ["--game", game, "--bots", bots, "--rounds", str(rounds), "--one"]
+            done = subprocess.run(
+                [sys.executable, __file__, *argv, "--tree", str(tree)],
+                cwd=tree,
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode != 0:
+                sys.exit(f"the run in {tree} failed:\n{done.stderr[-2000:]}")
+            rates[tree].append(float(done.stdout.split()[-1]))
+    print(f"{game}, {bots}, {rounds} rounds, 1 worker, fresh processes; {repeat} rounds")
+    for tree, values in rates.items():
+        print(f"  {tree!s:40s} {spread(values, 1)} matches/s")
+    ratios = [a / b for a, b in zip(rates[ROOT], rates[other], strict=True)]
+    print(f"  this tree / the other, per round: {spread(ratios, 2)}x")
 
 
 def spread(values: list[float], digits: int) -> str:
