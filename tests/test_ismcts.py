@@ -436,3 +436,139 @@ def test_the_take_that_anchor_is_the_heuristic_bot_itself() -> None:
     knowledge = sys.modules["game_knowledge"]  # loaded with the bot, from its folder
     mine = knowledge.take_that_anchor(observation, legal, random.Random(5), {})
     assert mine == heuristic.choose(observation, legal, random.Random(5), {})
+
+
+# ----- twirkle: the fast best-placement windows, and the shift after each turn ------
+twirkle_reply = sys.modules["twirkle_reply"]  # loaded with the bot, from its folder
+twirkle_shift = sys.modules["twirkle_shift"]
+
+
+def twirkle_views(seed: int, every: int = 4) -> list[dict[str, Any]]:
+    """Observations at the start of every `every`-th turn of a seeded heuristic match."""
+    heuristic = load_bot_module("twirkle-heuristic")
+    game = load_game("twirkle").new(2, seed)
+    rng = random.Random(seed)
+    views = []
+    while not game.is_over():
+        seat = game.to_move()[0]
+        view = game.observe(seat)
+        if view["phase"] == "turn" and view["turns"] % every == 0:
+            views.append(view)
+        game.apply(seat, heuristic.choose(view, game.legal(seat), rng))
+    return views
+
+
+def test_twirkle_windows_find_the_planners_best_placement() -> None:
+    """The best window a hand fills is worth what the card-by-card planner finds."""
+    rng = random.Random(3)
+    for view in twirkle_views(11):
+        grid = twirkle_shift.grid_of(view)
+        threats = twirkle_reply.Threats(grid, view["bag"])
+        board = {(c["x"], c["y"]): twirkle_plan.parse(c["card"]) for c in view["board"]}
+        for _ in range(3):
+            names = rng.sample(sorted(twirkle_shift.KIND_OF), 6)
+            hand = [twirkle_plan.parse(n) for n in names]
+            planned = twirkle_plan.Planner(dict(board), hand, view["bag"], {}).best([])
+            bits = twirkle_reply.hand_bits(twirkle_shift.KIND_OF[n] for n in names)
+            assert threats.best(bits, 6) == pytest.approx(planned)
+
+
+def test_twirkle_windows_of_a_changed_board_are_those_built_afresh() -> None:
+    rng = random.Random(4)
+    view = twirkle_views(12)[-1]
+    grid = twirkle_shift.grid_of(view)
+    base = twirkle_reply.Threats(grid, view["bag"])
+    for _ in range(20):
+        changed = dict(grid)
+        gone = rng.choice(sorted(changed))
+        kind = changed.pop(gone)
+        free = sorted({c + d for c in changed for d in (1, -1, 512, -512)} - set(changed))
+        laid = rng.choice(free)
+        changed[laid] = kind
+        afresh = twirkle_reply.Threats(changed, view["bag"])
+        change = base.changed(changed, (gone, laid))
+        for _ in range(5):
+            bits = twirkle_reply.hand_bits(rng.sample(range(36), 6))
+            assert base.best_after(change, bits) == pytest.approx(afresh.best(bits))
+
+
+def test_twirkle_shift_cuts_an_open_line_of_five() -> None:
+    """A leaf ending a line of five is worth moving away: the next seat's twelve goes."""
+    cell, kind = twirkle_reply.cell_of, twirkle_shift.KIND_OF
+    red = [kind[f"red-{s}"] for s in twirkle_plan.ALL_SYMBOLS]
+    grid = {cell(x, 0): red[x] for x in range(5)}  # five reds, the crystal missing
+    grid[cell(0, 1)] = kind["blue-swirl"]  # swirls down from the first red ...
+    grid[cell(0, 2)] = kind["green-swirl"]
+    grid[cell(1, 2)] = kind["green-rosette"]  # ... and rosettes down from the green one
+    grid[cell(1, 3)] = kind["blue-rosette"]
+    crystal = twirkle_reply.hand_bits([red[5]])
+    threats = twirkle_reply.Threats(grid, 30)
+    assert threats.best(crystal, 1) >= 12
+    moved = dict(grid)  # red-rosette from the row's end to the end of the rosettes
+    moved[cell(1, 4)] = moved.pop(cell(4, 0))
+    change = threats.changed(moved, (cell(4, 0), cell(1, 4)))
+    assert threats.best_after(change, crystal, 1) < 12
+    assert twirkle_reply.Threats(moved, 30).best(crystal, 1) < 12
+
+
+def test_twirkle_shifts_are_legal() -> None:
+    """A whole match with a fixed iteration count (a start of a shift then compares
+    only that many one-card shifts): every decision is legal, and the bot shifts."""
+    game = load_game("twirkle").new(2, 21)
+    heuristic = load_bot_module("twirkle-heuristic")
+    rng = random.Random(5)
+    shifted = 0
+    while not game.is_over():
+        seat = game.to_move()[0]
+        view, legal = game.observe(seat), game.legal(seat)
+        if seat == 0:
+            decision = search_seat(game, seat, rng, iterations=4)
+            shifted += view["phase"] == "shifting" and decision["action"] == "lift"
+        else:
+            decision = heuristic.choose(view, legal, rng)
+        game.apply(seat, decision)  # apply refuses anything not legal
+    assert shifted > 5
+
+
+# ----- leylo: the round end's chances (leylo_endgame.py) ------------------------------
+def checkered(low: str, high: str) -> list[str]:
+    """A grid of two cards alternating in both directions: no line anywhere."""
+    return [low if (cell // 4 + cell % 4) % 2 == 0 else high for cell in range(16)]
+
+
+def test_leylo_face_down_sums_follow_the_unseen_pool() -> None:
+    leylo_plan = load_bot_module("ismcts").leylo_plan
+    view = leylo_plan.View(leylo_view(5))
+    three = view.sums.of(3)
+    assert sum(three) == pytest.approx(1.0)
+    assert sum(i * p for i, p in enumerate(three)) == pytest.approx(3 * view.ev)
+
+
+def test_leylo_ending_doubles_with_the_chance_of_not_being_lowest() -> None:
+    leylo_plan = load_bot_module("ismcts").leylo_plan
+    observation = leylo_view(5)
+    rival = (observation["seat"] + 1) % 2
+    mine = checkered("1", "2")  # 24 points
+    observation["grids"][rival] = ["0"] * 15 + ["hidden"]  # surely at or below 24
+    low = leylo_plan.View(observation).ending_value(mine, None)
+    assert low == pytest.approx(2 * 24 - leylo_plan.END_BONUS)
+    observation["grids"][rival] = [*checkered("10", "11")[:15], "hidden"]  # surely above
+    high = leylo_plan.View(observation).ending_value(mine, None)
+    assert high == pytest.approx(24 - leylo_plan.END_BONUS)
+
+
+def test_leylo_final_lap_prefers_ending_at_or_below_the_ender() -> None:
+    """A grid surely at or below the ender's points doubles the ender: it is worth the
+    ender's points less than its own; one surely above is worth its points."""
+    leylo_plan = load_bot_module("ismcts").leylo_plan
+    observation = leylo_view(5)
+    rival = 1 - observation["seat"]
+    observation["grids"][rival] = checkered("1", "2")  # the ender: 24 points
+    observation["ender"], observation["round"] = rival, 1
+    view = leylo_plan.View(observation)
+    below = checkered("1", "2")
+    below[1] = "0"  # 22 points
+    above = checkered("1", "2")
+    above[15] = "11"  # 34 points
+    assert view.last_turn_value(below) == pytest.approx(22 - 24)
+    assert view.last_turn_value(above) == pytest.approx(34)
