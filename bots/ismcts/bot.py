@@ -5,12 +5,13 @@ Protocol v1 over JSON lines (protocol/PROTOCOL.md). The policy is the pure funct
 Cowling, Powley and Whitehouse 2012) samples states consistent with the observation
 through arena's own referees (`arena.games`: `determinize`, `clone`, `playout`), so
 the bot needs the `arena` package importable. What differs per game is in
-game_knowledge.py. Two games do not use the tree: Twirkle plans whole placements
-exhaustively and plays the best (twirkle_plan.py; comparing the best few by the next
-seat's sampled replies is there, but off: it lost), and LEYLO
-plays the greedy grid evaluation of the heuristic bot, plus a cost for what a placement
-leaves the next seat on the discard pile (leylo_plan.py): the tree search lost to both
-heuristics.
+game_knowledge.py. Two games do not use the tree (it lost to both heuristics):
+Twirkle plans whole placements exhaustively and plays the best (twirkle_plan.py), and
+at the end of every turn shifts a card to set up its own next placement against the
+next seat's sampled hands (twirkle_shift.py, with twirkle_reply.py's fast
+best-placement windows); LEYLO plays the heuristic bot's greedy grid evaluation (plus
+a 2-of-4 line bonus), a cost for what a placement feeds the next seat, and round ends
+valued by the computed chance of being doubled (leylo_plan.py, leylo_endgame.py).
 
 Time: each decision searches for the budget given by `--budget-ms` in bot.toml's
 command (default 100 ms), cut to a tenth of the request's `deadline_ms`.
@@ -52,6 +53,9 @@ DEFAULT_BUDGET_MS = 100
 #: deadline of 1 s gives the full 100 ms; a tournament with a shorter one gets a
 #: shorter search (the demo's 0.3 s: 30 ms).
 DEADLINE_SHARE = 0.1
+#: Part of the budget after which the Twirkle planner starts no new comparison: one it
+#: has started runs to its end (comparing shifts on a crowded board, some tens of ms).
+TWIRKLE_SHARE = 0.7
 
 
 def search_budget(budget_s: float, deadline_ms: float | None) -> float:
@@ -111,7 +115,12 @@ def run_search(
     if game == "twirkle":
         budget = tree_search.Budget(limits, clock)
         return twirkle_plan.choose(
-            load_game(game), observation, legal, rng, dict(variant or {}), budget.samples_left
+            load_game(game),
+            observation,
+            legal,
+            rng,
+            dict(variant or {}),
+            lambda done: budget.samples_left(done, TWIRKLE_SHARE),
         )
     problem = tree_search.Problem(
         game=load_game(game),

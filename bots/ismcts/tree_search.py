@@ -164,11 +164,11 @@ class Budget:
             return False
         return self.clock() - self.start < self.limits.budget_s * share
 
-    def samples_left(self, done: int) -> bool:
-        """True while another sample may start after `done` (a search that counts its own
-        samples, e.g. twirkle_plan's)."""
+    def samples_left(self, done: int, share: float = 1.0) -> bool:
+        """True while another sample may start after `done` and less than `share` of the
+        budget is spent (a search that counts its own samples, e.g. twirkle_plan's)."""
         self.done = done
-        return self.within()
+        return self.within(share)
 
 
 def decision_key(decision: Decision) -> Key:
