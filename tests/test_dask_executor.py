@@ -52,10 +52,29 @@ def cluster(cache: Path) -> Iterator[LocalCluster]:
         yield local
 
 
+#: How long a test waits for its cluster's workers (a missing one fails it, never hangs it).
+WORKERS_TIMEOUT_S = 120
+
+
 @pytest.fixture
 def client(cluster: LocalCluster) -> Iterator[Client]:
     with Client(cluster, set_as_default=False) as connected:
-        connected.wait_for_workers(2)
+        connected.wait_for_workers(2, timeout=WORKERS_TIMEOUT_S)
+        yield connected
+
+
+@pytest.fixture
+def dying_client(cache: Path) -> Iterator[Client]:
+    """A cluster of its own, for a test whose matches kill workers: the nannies bring
+    them back, but once, under load, one did not, and the module's shared cluster was
+    left a worker short for every later test."""
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as local,
+        Client(local, set_as_default=False) as connected,
+    ):
+        connected.wait_for_workers(2, timeout=WORKERS_TIMEOUT_S)
         yield connected
 
 
@@ -185,12 +204,12 @@ def kill_worker_in(
 
 
 def test_a_worker_killed_mid_match_costs_one_rerun_and_changes_nothing(
-    tmp_path: Path, home: Path, expected: Expected, client: Client
+    tmp_path: Path, home: Path, expected: Expected, dying_client: Client
 ) -> None:
     expected_board, expected_rows = expected
     store = store_in(tmp_path, home)
     tid = runner.create(store, home, CONFIG)
-    executor = DaskExecutor(client.scheduler.address, client=client)
+    executor = DaskExecutor(dying_client.scheduler.address, client=dying_client)
     marker = str(tmp_path / "killed")
     executor.task = functools.partial(kill_worker_in, victim="-m3", marker=marker, kills=1)
     runner.run(store, tid, executor=executor)
@@ -206,12 +225,12 @@ def test_a_worker_killed_mid_match_costs_one_rerun_and_changes_nothing(
 
 
 def test_a_match_whose_rerun_loses_its_worker_too_is_void_not_a_forfeit(
-    tmp_path: Path, home: Path, client: Client
+    tmp_path: Path, home: Path, dying_client: Client
 ) -> None:
     store = store_in(tmp_path, home)
     config = TournamentConfig(**{**CONFIG.__dict__, "rounds": 1})  # type: ignore[arg-type]
     tid = runner.create(store, home, config)
-    executor = DaskExecutor(client.scheduler.address, client=client)
+    executor = DaskExecutor(dying_client.scheduler.address, client=dying_client)
     marker = str(tmp_path / "killed")
     executor.task = functools.partial(kill_worker_in, victim="-m0", marker=marker, kills=2)
     runner.run(store, tid, executor=executor)
@@ -292,14 +311,14 @@ def test_the_chunk_size_follows_the_match_durations(client: Client) -> None:
 
 @pytest.mark.parametrize(("kills", "status"), [(1, "normal"), (2, "platform-error")])
 def test_a_match_killing_its_worker_inside_a_chunk_costs_only_itself(
-    tmp_path: Path, home: Path, expected: Expected, client: Client, kills: int, status: str
+    tmp_path: Path, home: Path, expected: Expected, dying_client: Client, kills: int, status: str
 ) -> None:
     """m3 is the second match of a chunk (m2, m3, m4, m5): killed once, the chunk plays
     again; killed twice, m3 is void and the others play, none voided nor forfeited."""
     _board, expected_rows = expected
     store = store_in(tmp_path, home)
     tid = runner.create(store, home, CONFIG)
-    executor = DaskExecutor(client.scheduler.address, client=client)
+    executor = DaskExecutor(dying_client.scheduler.address, client=dying_client)
     executor.chunk_size = 4
     marker = str(tmp_path / "killed")
     executor.task = functools.partial(kill_worker_in, victim="-m3", marker=marker, kills=kills)
