@@ -572,3 +572,55 @@ def test_leylo_final_lap_prefers_ending_at_or_below_the_ender() -> None:
     above[15] = "11"  # 34 points
     assert view.last_turn_value(below) == pytest.approx(22 - 24)
     assert view.last_turn_value(above) == pytest.approx(34)
+
+
+# ----- leylo: rollouts near the round end (leylo_rollout.py) -----------------------------
+def leylo_rollout_module() -> Any:
+    """bots/ismcts/leylo_rollout.py (loading bot.py put its folder on the path)."""
+    import importlib
+
+    load_bot_module("ismcts")
+    return importlib.import_module("leylo_rollout")
+
+
+def leylo_near_round_end(seed: int) -> Any:
+    """A 2-player match played greedily until the seat to move keeps one face-down card
+    and the other at most two (no final lap yet): the state and the seat."""
+    leylo_plan = load_bot_module("ismcts").leylo_plan
+    game = load_game("leylo").new(2, seed)
+    walk = random.Random(seed)
+    while True:
+        seats = game.to_move()
+        observation = game.observe(seats[0])
+        if observation["phase"] == "turn" and leylo_plan.near_round_end(observation):
+            return game, seats[0]
+        game.apply_joint(
+            {s: leylo_plan.choose(game.observe(s), game.legal(s), walk) for s in seats}
+        )
+
+
+def test_leylo_rollouts_play_the_round_to_its_end() -> None:
+    bot = load_bot_module("ismcts")
+    leylo_rollout = leylo_rollout_module()  # bot.py put its folder on the path
+    game, seat = leylo_near_round_end(3)
+    observation = game.observe(seat)
+    sim = bot.leylo_plan.sim_for(bot.leylo_plan.View(observation))
+    world = load_game("leylo").determinize(observation, seat, 2, {"rounds": 3}, random.Random(1))
+    rounds = len(world.results)
+    leylo_rollout.rollout(world, sim, seat)
+    assert len(world.results) == rounds + 1  # ended, not cut short
+
+
+def test_leylo_rollouts_compare_candidates_in_the_same_worlds() -> None:
+    bot = load_bot_module("ismcts")
+    game, seat = leylo_near_round_end(3)
+    observation, legal = game.observe(seat), game.legal(seat)
+    sim = bot.leylo_plan.sim_for(bot.leylo_plan.View(observation))
+    twice = [legal[0], legal[0]]
+    means, done = leylo_rollout_module().compare(
+        observation, twice, sim, random.Random(2), lambda done: done < 5
+    )
+    assert done == 5
+    assert means[0] == means[1]  # common random numbers: the same decision, the same value
+    decision = bot.leylo_plan.choose(observation, legal, random.Random(2), lambda done: done < 5)
+    assert decision in legal

@@ -11,7 +11,10 @@ at the end of every turn shifts a card to set up its own next placement against 
 next seat's sampled hands (twirkle_shift.py, with twirkle_reply.py's fast
 best-placement windows); LEYLO plays the heuristic bot's greedy grid evaluation (plus
 a 2-of-4 line bonus), a cost for what a placement feeds the next seat, and round ends
-valued by the computed chance of being doubled (leylo_plan.py, leylo_endgame.py).
+valued by the computed chance of being doubled (leylo_plan.py, leylo_endgame.py); near
+the round end in two-player games it compares the greedy choice with the other kind of
+decision (end now or wait, the discard or the pile) by rollouts of sampled worlds
+(leylo_rollout.py).
 
 Time: each decision searches for the budget given by `--budget-ms` in bot.toml's
 command (default 100 ms), cut to a tenth of the request's `deadline_ms`.
@@ -111,7 +114,10 @@ def run_search(
     from arena.games import load_game
 
     if game == "leylo":
-        return leylo_plan.choose(observation, legal, rng)
+        budget = tree_search.Budget(limits, clock)
+        return leylo_plan.choose(
+            observation, legal, rng, lambda done: budget.samples_left(done, leylo_plan.BUDGET_SHARE)
+        )
     if game == "twirkle":
         budget = tree_search.Budget(limits, clock)
         return twirkle_plan.choose(
