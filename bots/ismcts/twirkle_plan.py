@@ -24,10 +24,10 @@ heuristic). Here the search is over whole placements and whole shifts instead:
 3. Comparing placements by the next seat's reply is off. With `REPLY_WEIGHT` above
    0 the best `TOP_PLANS` placements are compared on sampled worlds by the next
    seat's best reply, planned card by card (without shifts: 33 % of 60 games at
-   weight 0.7, 37 % of 30 with near or anywhere replies, the greedy plan 50 %). With
-   `THREAT_WEIGHT` above 0 they are compared by twirkle_reply's mean reply instead,
-   shifts on: at 0.3 it won 93.3 % of the same 60 games (margin +29.3, against +27.6
-   without), a difference well inside the noise, so it stays off.
+   weight 0.7, 37 % of 30 with near or anywhere replies, the greedy plan 50 %).
+   Comparing them by twirkle_reply's mean reply instead, shifts on, won 93.3 % of the
+   same 60 games at weight 0.3 (margin +29.3, against +27.6 without): well inside the
+   noise, so that code was removed.
 
 With all this the bot won 84.8 % of 200 games (95 % CI 79.1-89.1 %, margin +27.5;
 scripts/winrate.py twirkle --bot ismcts --against twirkle-heuristic --players 2
@@ -65,8 +65,6 @@ ALL_SYMBOLS = ("swirl", "star", "pyramid", "clover", "rosette", "crystal")
 #: (0: the greedy plan, no sampling; see the module's docstring).
 TOP_PLANS = 6
 REPLY_WEIGHT = 0.0
-#: Weight of the next seat's mean best placement after ours (fast windows, `by_threat`).
-THREAT_WEIGHT = 0.0
 #: Shift to spoil the next seat's best placement (twirkle_shift), instead of never.
 SHIFTS = True
 #: How many samples at most (a time budget usually stops earlier).
@@ -338,40 +336,10 @@ def choose(
         candidates.sort(key=lambda plan: -plan[0])
     if not candidates:
         return legal[0]
-    if len(candidates) > 1 and THREAT_WEIGHT:
-        candidates = [by_threat(game, observation, variant, candidates, rng, within)]
     if len(candidates) > 1 and REPLY_WEIGHT:
         chosen = best_by_replies(game, observation, variant, candidates, rng, within)
         candidates = [candidates[chosen]]
     return step_of(candidates[0][1], picked, legal)
-
-
-def by_threat(
-    game: Any,
-    observation: Mapping[str, Any],
-    variant: Mapping[str, Any],
-    candidates: list[Plan],
-    rng: random.Random,
-    within: Callable[[int], bool],
-) -> Plan:
-    """The candidate with the best value less `THREAT_WEIGHT` times the next seat's mean
-    best placement after it (twirkle_shift's sampled hands and fast windows); the
-    candidates in order while the time lasts."""
-    judge = twirkle_shift.Judge(
-        observation, twirkle_shift.sample_hands(game, observation, variant, rng)
-    )
-    best, chosen = float("-inf"), candidates[0]
-    for done, plan in enumerate(candidates):
-        if done and not within(0):
-            break
-        laid = [
-            (twirkle_shift.cell_xy(cell), twirkle_shift.kind_of(card)) for cell, card in plan[1]
-        ]
-        threat = judge.replies(judge.with_cards(laid) if laid else None)
-        value = plan[0] - THREAT_WEIGHT * threat
-        if value > best:
-            best, chosen = value, plan
-    return chosen
 
 
 def best_by_replies(
