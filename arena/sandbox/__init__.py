@@ -432,8 +432,9 @@ def launch(
 
     `writable` (a build step): `folder` is a scratch copy, mounted itself and
     writable (and handed to the sandbox's uid), instead of a read-only staged copy.
-    Raises OSError when the bot's program cannot be executed (the bot's fault) and
-    SandboxError when the sandbox cannot be set up (the platform's fault).
+    A program that cannot be executed is the bot's exit 127 (the held shell's `exec`
+    fails, and says so on the bot's stderr); SandboxError when the sandbox cannot be set
+    up (the platform's fault).
     """
     found = protections()
     if found.bwrap is None:
@@ -478,7 +479,7 @@ def _spawn(
     rlimits (prlimit) before it lets anything else run; the uid is dropped by setpriv
     (util-linux), and where that is missing, the old way.
     """
-    setpriv = shutil.which("setpriv", path="/usr/bin:/bin") if uid is not None else None
+    setpriv = _setpriv() if uid is not None else None
     if uid is not None and setpriv is None:
         return subprocess.Popen(command, preexec_fn=_child_setup(limits, procs_files, uid), **popen)
     if setpriv is not None:
@@ -486,9 +487,7 @@ def _spawn(
     process = subprocess.Popen(_HOLD + command, **popen)
     assert process.stdin is not None
     try:
-        for procs_file in procs_files:
-            with open(procs_file, "w") as handle:
-                handle.write(str(process.pid))
+        _join_cgroups(procs_files, process.pid)
         limits.apply(process.pid)
         os.write(process.stdin.fileno(), b"go\n")
     except BaseException:
@@ -501,13 +500,24 @@ def _spawn(
     return process
 
 
+@functools.cache
+def _setpriv() -> str | None:
+    """util-linux's setpriv, which drops a held child's uid (looked up once)."""
+    return shutil.which("setpriv", path="/usr/bin:/bin")
+
+
+def _join_cgroups(procs_files: Sequence[str], pid: int) -> None:
+    """Move process `pid` into the bot's cgroups (one cgroup.procs file per controller)."""
+    for procs_file in procs_files:
+        with open(procs_file, "w") as handle:
+            handle.write(str(pid))
+
+
 def _child_setup(limits: Limits, procs_files: Sequence[str], uid: int) -> Callable[[], None]:
     """What the child does between fork and exec, where setpriv is missing."""
 
     def setup() -> None:
-        for procs_file in procs_files:
-            with open(procs_file, "w") as handle:
-                handle.write(str(os.getpid()))
+        _join_cgroups(procs_files, os.getpid())
         limits.apply()
         os.setgroups([])
         os.setresgid(uid, uid, uid)
