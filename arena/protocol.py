@@ -128,39 +128,37 @@ def find_legal(decision: Any, legal: list[Decision]) -> Decision | None:
     nested deeper than any encoder allows is simply not equal to any candidate.
     """
     for candidate in legal:
-        if candidate == decision and same_json(candidate, decision):
+        if candidate == decision and same_types(candidate, decision):
             return candidate
     return None
 
 
-def same_json(ours: Any, theirs: Any) -> bool:
-    """True when two decoded JSON values are the same JSON: same types, keys and values.
+def same_types(ours: Any, theirs: Any) -> bool:
+    """Whether two decoded JSON values that Python finds equal (``==``) are the same JSON.
 
-    Python's ``==`` takes ``1 == 1.0 == True``; JSON does not. The recursion follows
-    `ours` (the referee's shallow value) and stops at the first difference, so a
-    bot's deeply nested value costs no more than the referee's own.
+    Python's ``==`` takes ``1 == 1.0 == True``; JSON does not. Equal values have the
+    same keys and lengths already, so only the types are left to compare. The recursion
+    follows `ours` (the referee's shallow value), so a bot's deeply nested value costs
+    no more than the referee's own.
 
-    >>> same_json({"a": [1, "x"]}, {"a": [1, "x"]}), same_json([1], [True]), same_json(1, 1.0)
+    >>> same_types({"a": [1, "x"]}, {"a": [1, "x"]}), same_types([1], [True]), same_types(1, 1.0)
     (True, False, False)
     """
     kind = type(ours)
     if kind is not type(theirs):
         return False
     if kind is dict:
-        if ours.keys() != theirs.keys():
-            return False
         # a plain loop: decisions are small dicts of scalars, checked once per decision
         for key, value in ours.items():
             other = theirs[key]
-            if type(value) in _SCALARS:
-                if type(other) is not type(value) or other != value:
-                    return False
-            elif not same_json(value, other):
+            if type(other) is not type(value):
+                return False
+            if type(value) not in _SCALARS and not same_types(value, other):
                 return False
         return True
     if kind is list:
-        return len(ours) == len(theirs) and all(map(same_json, ours, theirs))
-    return bool(ours == theirs)
+        return all(map(same_types, ours, theirs))
+    return True
 
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))

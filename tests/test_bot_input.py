@@ -14,6 +14,7 @@ import pytest
 
 from arena import protocol, reports
 from arena.match import MatchStatus, SeatStatus, run_match
+from arena.players import process
 from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess, BotProtocolError
 from arena.sandbox import Limits
@@ -195,7 +196,7 @@ ARRIVALS = {
 def outcome_of(tmp_path: Path, script: str, quick: bool, monkeypatch: pytest.MonkeyPatch) -> str:
     """What `decide` gives (or raises), and the line it read, with or without its quick path."""
     if not quick:
-        monkeypatch.setattr(BotProcess, "_quick_reply", lambda self, deadline: None)
+        monkeypatch.setattr(process, "_READ_FIRST", False)
     full = 'read start; echo \'{"type": "ready"}\'; read request; ' + script + "; read more"
     bot = BotProcess("scripted", ["/bin/sh", "-c", full], tmp_path, Limits())
     bot.spawn()

@@ -39,6 +39,8 @@ STDERR_TAIL_BYTES = 8 * 1024
 #: that closes its stdout gives no end-of-file, so its process is watched too.
 _WATCH_S = 0.25
 _READ_CHUNK = 65536
+#: `decide` reads the answer before any poll (tests turn it off to compare with `receive`).
+_READ_FIRST = True
 _dumps = orjson.dumps
 _loads = orjson.loads
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
@@ -131,9 +133,11 @@ class BotProcess:
         for fd in (self._in, self._out, self._err):
             os.set_blocking(fd, False)
         # FileIO.read answers None where os.read would raise BlockingIOError: a miss
-        # costs no exception on the hot path (`_quick_reply`)
+        # costs no exception on the hot path (`_first_chunk`)
         self._out_raw = io.FileIO(self._out, closefd=False)
         self._poller.register(self._out, _POLL_IN)
+        # what a poll gives when stdout alone is ready (`_first_chunk`)
+        self._ready_out = [(self._out, select.POLLIN)]
         self._poller.register(self._err, _POLL_IN)
 
     @property
@@ -232,10 +236,11 @@ class BotProcess:
         """Send a `decide` request and return the decision the bot answered (unchecked).
 
         This is the per-decision hot path, so the common case (the whole request
-        written at once, one answer line in one read) takes the fewest steps.
+        written at once, then one read giving exactly one line that is a plain decision
+        for this request) takes the fewest steps; anything else goes to `receive`,
+        which handles it in full, with the bytes already read put back first.
         """
         data = self.last_sent = _dumps(message, option=_NEWLINE)
-        self.last_line = b""
         if self._debug:
             LOG.debug("%s << %s", self.name, data[:2000].decode("utf-8", "replace").rstrip())
         try:
@@ -244,60 +249,53 @@ class BotProcess:
             written = 0
         except OSError as error:
             raise BotCrashed(self._exit_text("stopped reading its input")) from error
-        if written < len(data):
+        if written != len(data):
             self._write_all(memoryview(data)[written:], deadline)
-        reply = self._quick_reply(deadline) or self.receive(deadline)
+        chunk = b""
+        if not self._buffer and _READ_FIRST:  # see `_first_chunk`
+            try:
+                chunk = self._out_raw.read(_READ_CHUNK) or self._first_chunk(deadline)
+            except OSError:
+                chunk = b""
+        if chunk:
+            self._stdout_bytes += len(chunk)
+            if self._stdout_bytes > MAX_STDOUT_BYTES_PER_MATCH:
+                raise BotProtocolError("wrote more than the output allowed per match")
+            if chunk.find(b"\n") == len(chunk) - 1:  # exactly one whole line
+                try:
+                    reply = _loads(chunk)
+                    if (
+                        reply["type"] == "decision"
+                        and reply["id"] == message["id"]
+                        and type(reply["id"]) is int
+                    ):
+                        self.last_line = chunk[:-1]
+                        if self._debug:
+                            shown = chunk[:2000].decode("utf-8", "replace").rstrip()
+                            LOG.debug("%s >> %s", self.name, shown)
+                        return reply["decision"]
+                except (ValueError, KeyError, TypeError):  # not JSON, or not a plain decision
+                    pass
+            self._buffer += chunk
+        self.last_line = b""
         try:
-            if reply["type"] == "decision" and reply["id"] == message["id"]:
-                decision = reply["decision"]
-                if type(reply["id"]) is int:
-                    return decision
-        except KeyError:
-            pass
-        # not a plain decision: the protocol module says what exactly is wrong
-        try:
-            return protocol.decision_from(reply, message["id"])
+            return protocol.decision_from(self.receive(deadline), message["id"])
         except protocol.ProtocolError as error:
             raise BotProtocolError(str(error)) from None
 
-    def _quick_reply(self, deadline: float) -> dict[str, Any] | None:
-        """`receive` for the common case, or None to leave it to `receive`.
+    def _first_chunk(self, deadline: float) -> bytes:
+        """What one read gives once stdout is ready, within `_WATCH_S`; else b"".
 
-        The common case: nothing is buffered and the answer comes as exactly one
-        valid line in one read. The read is tried before any poll: on one core the
-        bot has usually answered by the time our write returns (the kernel runs the
-        woken reader first), and then a round trip takes two system calls, as a
-        plain blocking echo does. Anything else (a partial, several or a bad line,
-        stderr, a wait past `_WATCH_S`, end of file, an error) is left in the buffer
-        or the pipe for `receive`, which handles it in full.
+        `decide` tries one read before any poll: on one core the bot has usually
+        answered by the time our write returns (the kernel runs the woken reader
+        first), and a round trip then takes two system calls, as a plain blocking echo
+        does. When it has not, this waits for stdout alone to become ready; anything
+        else (stderr, end of file, a longer wait) is left to `receive`.
         """
-        if self._buffer:
-            return None
-        try:
-            chunk = self._out_raw.read(_READ_CHUNK)
-            if chunk is None:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return None
-                ready = self._poller.poll(int(min(left, _WATCH_S) * 1000 + 0.999))
-                if ready != [(self._out, select.POLLIN)]:
-                    return None
-                chunk = self._out_raw.read(_READ_CHUNK)
-        except OSError:
-            return None
-        if not chunk:
-            return None
-        self._stdout_bytes += len(chunk)
-        if self._stdout_bytes > MAX_STDOUT_BYTES_PER_MATCH:
-            raise BotProtocolError("wrote more than the output allowed per match")
-        reply = _parse(chunk) if chunk.find(b"\n") == len(chunk) - 1 else None
-        if reply is None:  # as `receive` would not take it either
-            self._buffer += chunk
-            return None
-        self.last_line = chunk[:-1]
-        if self._debug:
-            LOG.debug("%s >> %s", self.name, self.last_line[:2000].decode("utf-8", "replace"))
-        return reply
+        left = min(deadline - time.monotonic(), _WATCH_S)
+        if left <= 0 or self._poller.poll(int(left * 1000 + 0.999)) != self._ready_out:
+            return b""
+        return self._out_raw.read(_READ_CHUNK) or b""
 
     def request(self, message: dict[str, Any], deadline: float) -> dict[str, Any]:
         """Send one message and return the bot's next message, all before `deadline`."""

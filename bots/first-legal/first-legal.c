@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 /* A slice of the input line (a key with its quotes, or a raw value). */
 typedef struct {
@@ -28,14 +29,25 @@ static const char *skip_ws(const char *s, const char *end) {
     return s;
 }
 
+/* Byte classes for the scanners: what ends a run of ordinary bytes. */
+enum { PLAIN = 0, QUOTE, BACKSLASH, OPEN, CLOSE, SEPARATOR };
+static unsigned char in_string[256], in_value[256];
+
+static void init_classes(void) {
+    in_string['"'] = QUOTE;
+    in_string['\\'] = BACKSLASH;
+    in_value['"'] = QUOTE;
+    in_value['{'] = in_value['['] = OPEN;
+    in_value['}'] = in_value[']'] = CLOSE;
+}
+
 /* Past the end of the string starting at s (which points at the opening quote). */
 static const char *skip_string(const char *s, const char *end) {
     for (s++; s < end; s++) {
-        if (*s == '\\') {
-            s++;
-        } else if (*s == '"') {
-            return s + 1;
-        }
+        unsigned char c = in_string[(unsigned char)*s];
+        if (c == PLAIN) continue;
+        if (c == QUOTE) return s + 1;
+        s++; /* a backslash: skip the escaped byte */
     }
     return NULL;
 }
@@ -47,18 +59,17 @@ static const char *skip_value(const char *s, const char *end) {
     if (*s == '{' || *s == '[') {
         int depth = 0;
         while (s < end) {
-            char c = *s;
-            if (c == '"') {
+            unsigned char c = in_value[(unsigned char)*s];
+            if (c == PLAIN) {
+                s++;
+            } else if (c == QUOTE) {
                 s = skip_string(s, end);
                 if (!s) return NULL;
-                continue;
+            } else {
+                depth += c == OPEN ? 1 : -1;
+                s++;
+                if (depth == 0) return s;
             }
-            if (c == '{' || c == '[') depth++;
-            if (c == '}' || c == ']') {
-                depth--;
-                if (depth == 0) return s + 1;
-            }
-            s++;
         }
         return NULL;
     }
@@ -101,11 +112,25 @@ static int parse(const char *s, const char *end, span *type, span *id, span *leg
     return 1;
 }
 
+/* Write all of buf to stdout; 0 on failure. */
+static int write_all(const char *buf, size_t n) {
+    while (n > 0) {
+        ssize_t w = write(1, buf, n);
+        if (w < 0) return 0;
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 1;
+}
+
 int main(void) {
-    char *line = NULL;
-    size_t cap = 0;
+    char *line = NULL, *out = NULL;
+    size_t cap = 0, out_cap = 0;
     ssize_t len;
     static const char ready[] = "{\"type\":\"ready\",\"name\":\"first-legal\"}\n";
+    static const char head[] = "{\"type\":\"decision\",\"id\":";
+    static const char middle[] = ",\"decision\":";
+    init_classes();
     while ((len = getline(&line, &cap, stdin)) >= 0) {
         const char *end = line + len;
         span type, id, legal;
@@ -115,19 +140,28 @@ int main(void) {
             const char *first = skip_ws(legal.p + 1, legal.p + legal.n);
             const char *first_end = skip_value(first, legal.p + legal.n);
             if (!first_end || *first == ']') continue;
-            fputs("{\"type\":\"decision\",\"id\":", stdout);
-            fwrite(id.p, 1, id.n, stdout);
-            fputs(",\"decision\":", stdout);
-            fwrite(first, 1, (size_t)(first_end - first), stdout);
-            fputs("}\n", stdout);
-            fflush(stdout);
+            size_t n_first = (size_t)(first_end - first);
+            size_t need = sizeof head + id.n + sizeof middle + n_first + 2;
+            if (need > out_cap) {
+                out = realloc(out, need);
+                if (!out) return 1;
+                out_cap = need;
+            }
+            char *o = out;
+            memcpy(o, head, sizeof head - 1); o += sizeof head - 1;
+            memcpy(o, id.p, id.n); o += id.n;
+            memcpy(o, middle, sizeof middle - 1); o += sizeof middle - 1;
+            memcpy(o, first, n_first); o += n_first;
+            *o++ = '}';
+            *o++ = '\n';
+            if (!write_all(out, (size_t)(o - out))) return 1;
         } else if (key_is(type, "start")) {
-            fputs(ready, stdout);
-            fflush(stdout);
+            if (!write_all(ready, sizeof ready - 1)) return 1;
         } else if (key_is(type, "quit")) {
             break;
         }
     }
     free(line);
+    free(out);
     return 0;
 }
