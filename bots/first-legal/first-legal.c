@@ -30,7 +30,7 @@ static const char *skip_ws(const char *s, const char *end) {
 }
 
 /* Byte classes for the scanners: what ends a run of ordinary bytes. */
-enum { PLAIN = 0, QUOTE, BACKSLASH, OPEN, CLOSE, SEPARATOR };
+enum { PLAIN = 0, QUOTE, BACKSLASH, OPEN, CLOSE };
 static unsigned char in_string[256], in_value[256];
 
 static void init_classes(void) {
