@@ -2,11 +2,11 @@
 
 The quick bots (random, first-legal, the heuristics: milliseconds a decision) play a
 round robin of every game. A search bot thinks up to a tenth of a second a decision,
-so in that round robin it would take most of an hour. It plays a smaller round
-robin of its own instead, with each game's heuristic and random play, under a
-shorter decision timeout: the ISMCTS bot searches a tenth of the timeout, 30 ms here.
-Each round robin prints its own leaderboard (ratings from its matches only, so the
-bots of one table have played alike numbers of games).
+so in that round robin it would take most of an hour. It plays a gauntlet of its own
+instead, under a shorter decision timeout (the ISMCTS bot searches a tenth of the
+timeout, 30 ms here): the game's heuristic plays the search bot and random play, so
+every search game is one against the heuristic, the comparison that needs the games.
+Each tournament prints its own leaderboard (ratings from its matches only).
 """
 
 from __future__ import annotations
@@ -29,18 +29,22 @@ if TYPE_CHECKING:
 SEARCH_BOTS = ("ismcts",)
 #: The decision timeout of the search bots' round robin, in seconds.
 SEARCH_TIMEOUT = 0.3
-#: Deals per pairing in that round robin, each played in both seat orders: 20 games a
-#: bot. With 3 (12 games) the ratings' uncertainty hid a 65-85 % edge; 5 keeps the
-#: whole demo at about a minute on 2 cores.
-SEARCH_ROUNDS = 5
+#: Deals per pairing in that gauntlet, each played in both seat orders, by game: the
+#: games a search bot needs to show a 62-83 % edge over the heuristic (at 30 ms a
+#: decision) in its rating, within about a minute for the whole demo on 2 cores. A game's
+#: search matches cost it 0.35 (LEYLO) to 2 s (Take That) each, hence the differences.
+SEARCH_ROUNDS = {"take-that": 10, "krumme10": 15, "leylo": 12, "twirkle": 8}
+#: The same for a game not in that table.
+DEFAULT_SEARCH_ROUNDS = 10
 
 
 @reports_errors
 def demo(
     rounds: Annotated[int, typer.Option(help="Deals per pairing of the quick bots.")] = 10,
     search_rounds: Annotated[
-        int, typer.Option(help="Deals per pairing with a search bot (0: none).")
-    ] = SEARCH_ROUNDS,
+        int | None,
+        typer.Option(help="Deals per pairing with a search bot (0: none; default by game)."),
+    ] = None,
     workers: Annotated[int, typer.Option(help="Parallel worker processes.")] = 2,
     seed: Annotated[int, typer.Option(help="Tournament seed.")] = 1,
 ) -> None:
@@ -67,9 +71,12 @@ def demo(
         quick = [p.name for p in playing if p.name not in SEARCH_BOTS]
         run(store, game_id, quick, rounds, seed, workers)
         searchers = [p.name for p in playing if p.name in SEARCH_BOTS]
-        if searchers and search_rounds > 0:
-            rivals = [p.name for p in playing if specialist(p, game_id)] + ["random"]
-            run(store, game_id, [*searchers, *rivals], search_rounds, seed, workers, True)
+        hubs = [p.name for p in playing if specialist(p, game_id)]
+        deals = search_rounds
+        if deals is None:
+            deals = SEARCH_ROUNDS.get(game_id, DEFAULT_SEARCH_ROUNDS)
+        if searchers and hubs and deals > 0:
+            run(store, game_id, [hubs[0], *searchers, "random"], deals, seed, workers, True)
     out.print(
         "all-time leaderboards: `arena leaderboard GAME`; details: `arena tournament show ID`"
     )
@@ -91,7 +98,8 @@ def run(
     workers: int,
     search: bool = False,
 ) -> None:
-    """Create and play one two-player round robin of the demo, then print its leaderboard."""
+    """Create and play one two-player tournament of the demo, then print its leaderboard:
+    a round robin, or for `search` a gauntlet of `bots[0]` against each of the others."""
     from arena import reports
     from arena.tournament import config as tconfig
     from arena.tournament import runner
@@ -100,6 +108,7 @@ def run(
         game=game_id,
         bots=tuple(bots),
         name=f"demo-{game_id}" + ("-search" if search else ""),
+        format="gauntlet" if search else "round-robin",
         rounds=rounds,
         seed=seed,
         workers=workers,
