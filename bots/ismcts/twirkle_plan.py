@@ -21,13 +21,13 @@ heuristic). Here the search is over whole placements and whole shifts instead:
    CPU, seeds 10000-10059) the bot won 50.0 % without shifting (margin +0.9), 89.2 %
    (+27.6) with our own next placement at weight 0.5, 84.2 % (+30.6) at weight 1.0,
    and 48.3 % (+0.2) spoiling the next seat's reply alone (weight 0).
-3. Comparing placements by the next seat's reply is off. With `REPLY_WEIGHT` above
-   0 the best `TOP_PLANS` placements are compared on sampled worlds by the next
-   seat's best reply, planned card by card (without shifts: 33 % of 60 games at
-   weight 0.7, 37 % of 30 with near or anywhere replies, the greedy plan 50 %).
-   Comparing them by twirkle_reply's mean reply instead, shifts on, won 93.3 % of the
+3. Comparing placements by the next seat's reply did not help, so the bot plays the
+   best placement by its own value. The best 6 placements compared on sampled worlds
+   by the next seat's best reply, planned card by card (without shifts), won 33 % of
+   60 games at weight 0.7 and 37 % of 30 with near or anywhere replies, the greedy
+   plan 50 %. Compared by twirkle_reply's mean reply instead, shifts on, 93.3 % of the
    same 60 games at weight 0.3 (margin +29.3, against +27.6 without): well inside the
-   noise, so that code was removed.
+   noise. That code was removed.
 
 With all this the bot won 84.8 % of 200 games (95 % CI 79.1-89.1 %, margin +27.5;
 scripts/winrate.py twirkle --bot ismcts --against twirkle-heuristic --players 2
@@ -61,17 +61,6 @@ OPEN_FIVE_PENALTY = 4.0  # a line of five another player may complete for 12
 COPIES = 3
 ALL_COLOURS = ("blue", "yellow", "green", "purple", "red", "black")
 ALL_SYMBOLS = ("swirl", "star", "pyramid", "clover", "rosette", "crystal")
-#: Placements compared on sampled replies, and the weight of the next seat's reply
-#: (0: the greedy plan, no sampling; see the module's docstring).
-TOP_PLANS = 6
-REPLY_WEIGHT = 0.0
-#: Shift to spoil the next seat's best placement (twirkle_shift), instead of never.
-SHIFTS = True
-#: How many samples at most (a time budget usually stops earlier).
-MAX_SAMPLES = 64
-#: A reply counts when it starts within this many cells of our placement, in its row
-#: or column (a line holds at most six cards).
-REACH = 6
 
 
 def parse(name: str) -> Card:
@@ -150,8 +139,6 @@ class Planner:
         self.bag = bag
         self.seen = seen  # cards this seat has seen (board and own hand), for open fives
         self.memo: dict[frozenset[tuple[Pos, Card]], float] = {}
-        #: When set, a placement may only start on the cells it accepts.
-        self.near: Callable[[Pos], bool] | None = None
 
     def value(self, placed: list[Pos]) -> float:
         """Points of the placement plus the play bonus minus open lines of five."""
@@ -181,8 +168,6 @@ class Planner:
         board = self.board
         if not placed:
             cells = {(x + dx, y + dy) for x, y in board for dx, dy in STEPS} - set(board)
-            if self.near is not None:
-                cells = {c for c in cells if self.near(c)}
         elif len(placed) == 1:
             cells = {beyond(board, placed[0], s) for s in STEPS}
         else:
@@ -311,12 +296,12 @@ def choose(
     variant: Mapping[str, Any],
     within: Callable[[int], bool],
 ) -> Decision:
-    """The next step of the placement that does best against sampled replies.
+    """The next step of the best placement, or of the best shift at the end of a turn.
 
     `game` is arena's Twirkle class (for `determinize`); `within(samples_done)` says
-    whether another sample may start (the caller's time budget or iteration count).
+    whether more work may start (the caller's time budget or iteration count).
     """
-    if SHIFTS and observation["phase"] == "shifting":
+    if observation["phase"] == "shifting":
         return twirkle_shift.choose(game, observation, legal, rng, variant, within)
     ruled = rule_decision(observation, legal)
     if ruled is not None:
@@ -330,100 +315,13 @@ def choose(
     placed = [(c["x"], c["y"]) for c in observation["placed"]]
     picked = parse(observation["picked"]) if observation.get("picked") else None
     stop = {"action": "end_placing"} in legal
-    candidates = planner.plans(placed, picked, lambda: within(0))[:TOP_PLANS]
+    candidates = planner.plans(placed, picked, lambda: within(0))[:1]
     if stop:
         candidates.append((planner.value(placed), []))
         candidates.sort(key=lambda plan: -plan[0])
     if not candidates:
         return legal[0]
-    if len(candidates) > 1 and REPLY_WEIGHT:
-        chosen = best_by_replies(game, observation, variant, candidates, rng, within)
-        candidates = [candidates[chosen]]
     return step_of(candidates[0][1], picked, legal)
-
-
-def best_by_replies(
-    game: Any,
-    observation: Mapping[str, Any],
-    variant: Mapping[str, Any],
-    candidates: list[Plan],
-    rng: random.Random,
-    within: Callable[[int], bool],
-) -> int:
-    """The index of the candidate with the best value minus the weighted mean reply of
-    the next seat, over samples shared by all candidates (the first, the greedy pick,
-    when not one sample fits in the budget). The reply is the better of what a
-    placement opens up near it and the best the seat has anywhere now: a placement
-    pays only for what beats the reply the seat has anyway."""
-    seat, players = observation["seat"], observation["players"]
-    nxt = (seat + 1) % players
-    board = {(c["x"], c["y"]): parse(c["card"]) for c in observation["board"]}
-    placed_now = [(c["x"], c["y"]) for c in observation["placed"]]
-    totals = [0.0] * len(candidates)
-    samples = 0
-    while samples < MAX_SAMPLES and within(samples):
-        world = game.determinize(observation, seat, players, variant, rng)
-        reply_hand = [parse(n) for n in world.observe(nxt)["hand"]]
-        elsewhere = best_reply(board, placed_now, reply_hand, observation)
-        replies = []
-        for _, steps in candidates:
-            if not within(samples):
-                break  # a round counts only when complete
-            near = reply_value(board, placed_now, steps, reply_hand, observation)
-            replies.append(max(near, elsewhere))
-        else:
-            totals = [total + reply for total, reply in zip(totals, replies, strict=True)]
-            samples += 1
-            continue
-        break
-    if not samples:
-        return 0
-    scores = [value - REPLY_WEIGHT * totals[i] / samples for i, (value, _) in enumerate(candidates)]
-    return max(range(len(candidates)), key=lambda i: (scores[i], -i))
-
-
-def best_reply(
-    board: dict[Pos, Card],
-    placed_now: list[Pos],
-    reply_hand: list[Card],
-    observation: Mapping[str, Any],
-) -> float:
-    """The next seat's best placement value anywhere on the board as it is now."""
-    bag = max(0, observation["bag"] - len(placed_now))
-    seen: dict[Card, int] = {}
-    for card in [*board.values(), *reply_hand]:
-        seen[card] = seen.get(card, 0) + 1
-    return Planner(dict(board), list(reply_hand), bag, seen).best([])
-
-
-def reply_value(
-    board: dict[Pos, Card],
-    placed_now: list[Pos],
-    steps: list[tuple[Pos, Card]],
-    reply_hand: list[Card],
-    observation: Mapping[str, Any],
-) -> float:
-    """The next seat's best placement value, once our placement `steps` is laid, among
-    the placements that start in a row or column of ours (within a line's reach): what
-    our placement opens up. Elsewhere it is alike for every placement we compare."""
-    after = dict(board)
-    after.update(steps)
-    ours = [cell for cell, _ in steps] + placed_now
-    bag = max(0, observation["bag"] - len(placed_now) - len(steps))
-    seen: dict[Card, int] = {}
-    for card in [*after.values(), *reply_hand]:
-        seen[card] = seen.get(card, 0) + 1
-    planner = Planner(after, list(reply_hand), bag, seen)
-
-    def near(cell: Pos) -> bool:
-        return any(
-            (cell[0] == x and abs(cell[1] - y) <= REACH)
-            or (cell[1] == y and abs(cell[0] - x) <= REACH)
-            for x, y in ours
-        )
-
-    planner.near = near
-    return planner.best([])
 
 
 def step_of(steps: list[tuple[Pos, Card]], picked: Card | None, legal: list[Decision]) -> Decision:
