@@ -26,7 +26,6 @@ from arena.games.twirkle.board import (
     Cell,
     encode,
     end_of,
-    spread,
 )
 from arena.games.twirkle.cards import (
     ALL_KINDS,
@@ -330,12 +329,20 @@ def walked_mask(board: Board, cell: Cell) -> int:
 
 
 def check_bookkeeping(board: Board) -> None:
-    """What the board keeps card by card (runs, line ends, masks, per-kind counters) is what a
-    full recount gives."""
+    """What the board keeps card by card (runs, line ends, masks) and the unions read off it
+    are what a full recount gives."""
     grid = board.grid
-    assert set(board.masks) == board.frontier
+    assert set(board.masks) <= board.frontier
     for cell in board.frontier:
-        assert board.masks[cell] == walked_mask(board, cell), cell
+        assert board.masks.get(cell, 0) == walked_mask(board, cell), cell
+    assert board.end_masks == {c: m for c, m in board.masks.items() if c in board.end_ranks}
+    touching = {cell: [step for step in STEPS if cell + step in grid] for cell in grid}
+    touching.update({cell: [s for s in STEPS if cell + s in grid] for cell in board.frontier})
+    assert board.frontier == {cell + step for cell in grid for step in STEPS} - set(grid)
+    assert board.degrees == {cell: len(steps) for cell, steps in touching.items() if steps}
+    assert board.leaf_cells == {
+        c: steps[0] for c, steps in touching.items() if c in grid and len(steps) == 1
+    }
     ends = {
         end_of(cell, step)
         for cell in board.frontier
@@ -346,11 +353,14 @@ def check_bookkeeping(board: Board) -> None:
     for cell in grid:
         for step, runs in ((RIGHT, board.row_kinds), (DOWN, board.column_kinds)):
             kinds = [grid[c] for c in board.run_cells(cell, step)]
+            assert board.run_length(cell, step) == len(kinds)
             repeats = len(set(kinds)) < len(kinds)
             assert runs[cell] == (RUN_REPEATS if repeats else sum(1 << k for k in set(kinds)))
-    assert board.fit_counts == sum(spread(board.masks[cell]) for cell in board.frontier)
-    assert board.end_counts == sum(spread(board.masks[end >> 2]) for end in ends)
-    for leaf in board.leaf_cells:  # a mask with a leaf beside it ignored, as if lifted
+    fits = [board.mask_at(cell) for cell in board.frontier]
+    assert board.fitting() == sum(1 << k for k in range(36) if any(m >> k & 1 for m in fits))
+    taken = [board.mask_at(end >> 2) for end in ends]
+    assert board.ends_taking() == sum(1 << k for k in range(36) if any(m >> k & 1 for m in taken))
+    for leaf in list(board.leaf_cells):  # a mask with a leaf beside it ignored, as if lifted
         beside = [leaf + step for step in STEPS if leaf + step not in grid]
         ignoring = [board.mask_without(cell, leaf) for cell in beside]
         kind = board.remove(leaf)

@@ -7,20 +7,22 @@ that touch edge to edge in one row or one column.
 Inside, a cell is one integer, ``(y + OFFSET) * WIDTH + x + OFFSET``: a step is
 an addition, and sorting cells sorts them by (y, x), the order every legal list
 uses. The board keeps up to date, card by card, what the legal lists need: the
-empty cells touching a card (the frontier), every card's number of neighbours
-(the leaves), per card the kinds of its run along each axis, the line ends, the
-mask of every frontier cell (the kinds it accepts, read off the kind sets of the
-runs beside it), and per kind how many frontier cells and line ends accept it.
+empty cells touching a card (the frontier), every cell's number of neighbours
+(the leaves, with the way their line runs), per card the kinds of its run along
+each axis, the line ends, and the mask of every frontier cell (the kinds it
+accepts, read off the kind sets of the runs beside it) and of every line end.
 A card laid or lifted changes only its own cell and the first empty cell each
 way from it, so each change walks the two runs through it once and refreshes
-five cells; a turn's first pick and the start of a shift then read counters
-instead of scanning the layout. The methods taking ``(x, y)`` tuples are the
-readable interface for tests and views.
+five cells. Which kinds fit anywhere, or at any line end, is one union of the
+kept masks when asked (about once a turn): cheaper than counters kept per change.
+The methods taking ``(x, y)`` tuples are the readable interface for tests and views.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import reduce
+from operator import or_
 
 from arena.games.twirkle.cards import (
     ALL_KINDS,
@@ -50,8 +52,7 @@ AXES: tuple[Pos, Pos] = ((1, 0), (0, 1))
 #: in the order puts are listed (left, up, down, right: the order of the (dx, dy) tuples).
 RANK_STEP: tuple[int, ...] = (LEFT, UP, DOWN, RIGHT)
 STEP_RANK: dict[int, int] = {step: rank for rank, step in enumerate(RANK_STEP)}
-#: How many ends a 4-bit set of ranks holds, and which.
-RANK_COUNT: tuple[int, ...] = tuple(bin(ranks).count("1") for ranks in range(16))
+#: The ranks a 4-bit set of ranks holds.
 RANKS: tuple[tuple[int, ...], ...] = tuple(
     tuple(rank for rank in range(4) if ranks >> rank & 1) for ranks in range(16)
 )
@@ -93,42 +94,8 @@ def end_of(cell: Cell, step: int) -> int:
     return cell * 4 + STEP_RANK[step]
 
 
-#: Per-kind counters packed in one integer: kind k's count is ``total >> (k * FIELD) & COUNT``.
-#: A field holds up to 65535, far more than the cells or line ends of any layout.
-FIELD = 16
-COUNT = (1 << FIELD) - 1
-_SPREAD: dict[int, int] = {}
-
-
-def spread(mask: int) -> int:
-    """A kind set as packed counters: 1 in the field of every kind in `mask` (memoised)."""
-    packed = _SPREAD.get(mask)
-    if packed is None:
-        packed = sum(1 << (kind * FIELD) for kind in range(36) if mask >> kind & 1)
-        _SPREAD[mask] = packed
-    return packed
-
-
-_ACCEPTS: dict[int, int] = {}
-
-
-def run_accepts(seen: int) -> int:
-    """The kinds that may join a run holding the kinds `seen` (no repeats), memoised.
-
-    `line_mask` for a set: the kinds of its one colour or one symbol not in it yet;
-    nothing once it holds six cards or mixes both; every kind for an empty run.
-    """
-    accepted = _ACCEPTS.get(seen)
-    if accepted is None:
-        accepted = _set_accepts(seen)
-        if len(_ACCEPTS) < 100_000:  # the sets met beside frontier cells: tens of thousands
-            _ACCEPTS[seen] = accepted
-    return accepted
-
-
 def _set_accepts(seen: int) -> int:
-    """`run_accepts` computed with bit operations (a miss of its memo; random play meets
-    new unions of the runs beside a cell in every game, so misses never stop)."""
+    """`run_accepts` computed with bit operations (the table below is built with it)."""
     if not seen:
         return ALL_KINDS
     if seen.bit_count() >= MAX_LINE:
@@ -141,6 +108,33 @@ def _set_accepts(seen: int) -> int:
     if not seen & ~same_symbol:  # one symbol
         accepted |= same_symbol
     return accepted & ~seen
+
+
+def _subsets(kinds: int) -> Iterator[int]:
+    """Every subset of a kind set, the empty one included."""
+    subset = kinds
+    while subset:
+        yield subset
+        subset = (subset - 1) & kinds
+    yield 0
+
+
+#: `run_accepts` of every set that some kinds may still join: the subsets of one
+#: colour's or one symbol's six kinds (721 sets). Any other set mixes two colours and
+#: two symbols and accepts nothing, so the table is complete: a lookup never misses
+#: and never grows (a memo of the unions met in play grew to tens of thousands).
+_ACCEPTS: dict[int, int] = {
+    seen: _set_accepts(seen) for line in (*COLOUR_MASK, *SYMBOL_MASK) for seen in _subsets(line)
+}
+
+
+def run_accepts(seen: int) -> int:
+    """The kinds that may join a run holding the kinds `seen` (no repeats).
+
+    `line_mask` for a set: the kinds of its one colour or one symbol not in it yet;
+    nothing once it holds six cards or mixes both; every kind for an empty run.
+    """
+    return _ACCEPTS.get(seen, 0)
 
 
 #: Every kind's colour and symbol as one bit of a 6-bit set.
@@ -189,15 +183,13 @@ def _set_run(grid: dict[Cell, int], cells: list[Cell], runs: dict[Cell, int]) ->
         runs[cell] = seen
 
 
-def _flag(ranks: dict[Cell, int], cell: Cell, bit: int, present: bool) -> None:
-    """Set or clear one rank bit of a cell's line ends (an empty set is no entry)."""
-    old = ranks.get(cell, 0)
-    new = old | bit if present else old & ~bit
-    if new != old:
-        if new:
-            ranks[cell] = new
-        else:
-            del ranks[cell]
+def _clear(ranks: dict[Cell, int], cell: Cell, bit: int) -> None:
+    """Clear one rank bit of a cell's line ends (an empty set is no entry)."""
+    left = ranks[cell] & ~bit
+    if left:
+        ranks[cell] = left
+    else:
+        del ranks[cell]
 
 
 class Board:
@@ -215,21 +207,19 @@ class Board:
         self.column_kinds: dict[Cell, int] = {}
         #: Empty cells touching a card by an edge.
         self.frontier: set[Cell] = set()
-        #: Cards by how many cards touch them by an edge; `leaves` are those with one.
+        #: How many cards touch a cell by an edge, for every cell some card touches (the
+        #: frontier is the empty ones) ...
         self.degrees: dict[Cell, int] = {}
-        self.leaf_cells: set[Cell] = set()
+        #: ... and the cards one card touches, each with the step towards that card.
+        self.leaf_cells: dict[Cell, int] = {}
         #: Every line end (`end_of`: an empty cell just beyond a run of 2+ cards) by
         #: cell, as a bit set of their ranks (``1 << (end & 3)``); `ends` lists them.
         self.end_ranks: dict[Cell, int] = {}
-        #: `mask_without` of every frontier cell, kept current (`mask_at` reads others).
+        #: `mask_without` of every frontier cell that accepts some kind, kept current (a
+        #: frontier cell accepting none has no entry: most questions ask for some kind) ...
         self.masks: dict[Cell, int] = {}
-        #: Packed per-kind counters (`spread`): the frontier cells accepting each kind ...
-        self.fit_counts = 0
-        #: ... and the line ends accepting it (`end_counts`), the sum of `end_counted`:
-        #: every cell's ends times its mask, as counted.
-        self.end_counts = 0
-        self.end_counted: dict[Cell, int] = {}
-        self._open: tuple[int, list[tuple[Cell, int]]] = (-1, [])
+        #: ... and of those the line ends, the cells a lifted card may go to.
+        self.end_masks: dict[Cell, int] = {}
         self._laid_out: tuple[int, list[tuple[int, int, int]]] = (-1, [])
         self._views: tuple[int, list[dict[str, int | str]]] = (-1, [])
         for pos, kind in (cells or {}).items():
@@ -242,15 +232,12 @@ class Board:
         twin.version = self.version
         twin.frontier = set(self.frontier)
         twin.degrees = dict(self.degrees)
-        twin.leaf_cells = set(self.leaf_cells)
+        twin.leaf_cells = dict(self.leaf_cells)
         twin.end_ranks = dict(self.end_ranks)
         twin.masks = dict(self.masks)
+        twin.end_masks = dict(self.end_masks)
         twin.row_kinds = dict(self.row_kinds)
         twin.column_kinds = dict(self.column_kinds)
-        twin.fit_counts = self.fit_counts
-        twin.end_counts = self.end_counts
-        twin.end_counted = dict(self.end_counted)
-        twin._open = self._open  # never mutated: replaced when stale
         twin._laid_out = self._laid_out
         twin._views = self._views  # never handed out: callers get copies
         return twin
@@ -258,64 +245,95 @@ class Board:
     # ----- changing the layout (integer cells) --------------------------------
     def place(self, cell: Cell, kind: int) -> None:
         """Lay a card on an empty cell and update the bookkeeping around it."""
-        grid = self.grid
+        grid, degrees, leaves, frontier = self.grid, self.degrees, self.leaf_cells, self.frontier
         assert cell not in grid, f"cell {decode(cell)} is taken"
         grid[cell] = kind
         self.version += 1
-        frontier = self.frontier
         frontier.discard(cell)
-        degrees, leaves = self.degrees, self.leaf_cells
-        degree = 0
+        self.masks.pop(cell, None)
+        self.end_masks.pop(cell, None)
+        self.end_ranks.pop(cell, None)  # a card is no line end
+        along = 0  # the step to the one neighbour, if there is one
         for step in STEPS:
             other = cell + step
+            touching = degrees.get(other, 0) + 1
+            degrees[other] = touching
             if other in grid:
-                degree += 1
-                touching = degrees[other] + 1
-                degrees[other] = touching
+                along = step
                 if touching == 1:
-                    leaves.add(other)
+                    leaves[other] = -step
                 elif touching == 2:
-                    leaves.discard(other)
-            else:
+                    del leaves[other]
+            elif touching == 1:
                 frontier.add(other)
-        degrees[cell] = degree
-        if degree == 1:
-            leaves.add(cell)
+        if degrees.get(cell) == 1:
+            leaves[cell] = along
         self._laid(cell, kind)
+
+    def _laid(self, cell: Cell, kind: int) -> None:
+        """`_lifted`'s bookkeeping for a card just laid on `cell`.
+
+        Laying only merges runs: per axis, the merged run's kind set is the union of the
+        runs beside (kept on their end cards), and line ends only appear, on the first
+        empty cell each way (`low`, `high`) once the run holds two cards. The cell leaves
+        the frontier; `low` and `high` of both axes are frontier cells and get fresh masks.
+        """
+        grid, end_ranks = self.grid, self.end_ranks
+        bit = 1 << kind
+        touched: list[Cell] = []
+        for step, runs in ((RIGHT, self.row_kinds), (DOWN, self.column_kinds)):
+            low, high = cell - step, cell + step
+            if low not in grid and high not in grid:  # a run of one: no line end appears
+                runs[cell] = bit
+                touched += (low, high)
+                continue
+            before, after = runs.get(low, 0), runs.get(high, 0)
+            if before < 0 or after < 0 or before & after or (before | after) & bit:
+                seen = RUN_REPEATS  # some kind repeats in the merged run
+            else:
+                seen = before | after | bit
+            runs[cell] = seen
+            while low in grid:
+                runs[low] = seen
+                low -= step
+            while high in grid:
+                runs[high] = seen
+                high += step
+            end_ranks[low] = end_ranks.get(low, 0) | RANK_BIT[-step]
+            end_ranks[high] = end_ranks.get(high, 0) | RANK_BIT[step]
+            touched += (low, high)
+        self._refresh(touched)
 
     def remove(self, cell: Cell) -> int:
         """Take the card off a cell, update the bookkeeping, and return its kind."""
-        grid = self.grid
+        grid, degrees, leaves, frontier = self.grid, self.degrees, self.leaf_cells, self.frontier
         kind = grid.pop(cell)
         self.version += 1
-        degrees, leaves = self.degrees, self.leaf_cells
-        del degrees[cell]
-        leaves.discard(cell)
-        touches = False
+        leaves.pop(cell, None)
         for step in STEPS:
             other = cell + step
-            if other in grid:
-                touches = True
-                touching = degrees[other] - 1
+            touching = degrees[other] - 1
+            if touching:
                 degrees[other] = touching
+            else:
+                del degrees[other]
+            if other in grid:
                 if touching == 1:
-                    leaves.add(other)
+                    for way in STEPS:  # its one neighbour left
+                        if other + way in grid:
+                            leaves[other] = way
+                            break
                 elif touching == 0:
-                    leaves.discard(other)
-            elif (  # no card touches it any more
-                other + RIGHT not in grid
-                and other + LEFT not in grid
-                and other + DOWN not in grid
-                and other + UP not in grid
-            ):
-                self.frontier.discard(other)
-        if touches:
-            self.frontier.add(cell)
+                    del leaves[other]
+            elif not touching:  # no card touches it any more
+                frontier.discard(other)
+        if cell in degrees:  # the cell's own count is its card neighbours, as an empty cell
+            frontier.add(cell)
         self._lifted(cell, kind)
         return kind
 
     def _lifted(self, cell: Cell, kind: int) -> None:
-        """The card `kind` left `cell`: refresh the runs, line ends, masks and counters.
+        """The card `kind` left `cell`: refresh the runs, line ends and masks.
 
         Per axis, the runs beside `cell` are walked once, to the first empty cell each
         way (`low`, `high`). Only those can change: a line end (c, step) depends on c,
@@ -324,6 +342,7 @@ class Board:
         """
         grid, end_ranks = self.grid, self.end_ranks
         touched = [cell]
+        ends_here = 0  # the ranks of the runs beside that now end on `cell`
         for step, runs in ((RIGHT, self.row_kinds), (DOWN, self.column_kinds)):
             seen = runs.pop(cell)
             low, high = cell - step, cell + step
@@ -347,104 +366,46 @@ class Board:
                 rest = seen & ~(1 << kind)
                 for near in before or after:
                     runs[near] = rest
-            at_low, at_high = len(before) >= 2, len(after) >= 2
-            low_bit, high_bit = RANK_BIT[-step], RANK_BIT[step]
-            _flag(end_ranks, cell, high_bit, at_low)  # the runs beside now end on `cell`
-            _flag(end_ranks, cell, low_bit, at_high)
-            _flag(end_ranks, low, low_bit, at_low)
-            _flag(end_ranks, high, high_bit, at_high)
-            touched += (low, high)
-        self._refresh(touched)
-
-    def _laid(self, cell: Cell, kind: int) -> None:
-        """`_lifted`'s bookkeeping for a card just laid on `cell`.
-
-        Laying only merges runs: the merged run's kind set is the union of the runs
-        beside (kept on their end cards), and line ends only appear (on `low` and
-        `high`, once the run holds two cards). The cell itself leaves the frontier;
-        `low` and `high` of both axes are frontier cells and get fresh masks.
-        """
-        grid, end_ranks = self.grid, self.end_ranks
-        end_ranks.pop(cell, None)  # a card is no line end
-        bit = 1 << kind
-        touched: list[Cell] = []
-        for step, runs in ((RIGHT, self.row_kinds), (DOWN, self.column_kinds)):
-            low, high = cell - step, cell + step
-            if low not in grid and high not in grid:  # a run of one: no line end appears
-                runs[cell] = bit
-                touched += (low, high)
-                continue
-            before, after = runs.get(low, 0), runs.get(high, 0)
-            if before < 0 or after < 0 or before & after or (before | after) & bit:
-                seen = RUN_REPEATS  # some kind repeats in the merged run
+            # `low` and `high` ended the run through `cell`: they go on ending runs of two
+            # or more (now ending beside `cell`, which ends them too) or stop being ends
+            if len(before) >= 2:
+                ends_here |= RANK_BIT[step]
             else:
-                seen = before | after | bit
-            runs[cell] = seen
-            while low in grid:
-                runs[low] = seen
-                low -= step
-            while high in grid:
-                runs[high] = seen
-                high += step
-            low_bit, high_bit = RANK_BIT[-step], RANK_BIT[step]
-            end_ranks[low] = end_ranks.get(low, 0) | low_bit
-            end_ranks[high] = end_ranks.get(high, 0) | high_bit
+                _clear(end_ranks, low, RANK_BIT[-step])
+            if len(after) >= 2:
+                ends_here |= RANK_BIT[-step]
+            else:
+                _clear(end_ranks, high, RANK_BIT[step])
             touched += (low, high)
-        self._leave_frontier(cell)
+        if ends_here:
+            end_ranks[cell] = ends_here
         self._refresh(touched)
-
-    def _leave_frontier(self, cell: Cell) -> None:
-        """Drop the mask and counted ends of a cell that now holds a card."""
-        old = self.masks.pop(cell, 0)
-        if old:
-            self.fit_counts -= _SPREAD.get(old) or spread(old)
-        counted = self.end_counted.pop(cell, 0)
-        if counted:
-            self.end_counts -= counted
 
     def _refresh(self, cells: list[Cell]) -> None:
-        """Recompute the masks of `cells` and bring the per-kind counters up to date.
+        """Recompute the masks of `cells` (their line ends are up to date).
 
-        `fresh_mask` and `spread` inlined: this runs five times per card laid or lifted.
+        `fresh_mask` inlined: this runs five times per card laid or lifted.
         """
-        masks, frontier, end_ranks = self.masks, self.frontier, self.end_ranks
-        counted = self.end_counted
-        rows, columns = self.row_kinds, self.column_kinds
-        accepts, spreads = _ACCEPTS.get, _SPREAD.get
-        fits, total = self.fit_counts, self.end_counts
+        masks, end_masks, frontier = self.masks, self.end_masks, self.frontier
+        rows, columns, end_ranks = self.row_kinds, self.column_kinds, self.end_ranks
+        accepts = _ACCEPTS.get
         for near in cells:
-            new = 0
+            mask = 0
             if near in frontier:
-                old = masks.get(near, 0)
                 left, right = rows.get(near - 1, 0), rows.get(near + 1, 0)
                 up, down = columns.get(near - WIDTH, 0), columns.get(near + WIDTH, 0)
-                # a repeated kind on an axis (either side negative or both holding it) takes none
-                if not (left < 0 or right < 0 or left & right or up < 0 or down < 0 or up & down):
-                    across, along = accepts(left | right), accepts(up | down)
-                    if across is None:  # not memoised yet
-                        across = run_accepts(left | right)
-                    if along is None:
-                        along = run_accepts(up | down)
-                    new = across & along
-                masks[near] = new
-            else:  # no longer on the frontier (or never was)
-                old = masks.pop(near, 0)
-            packed = 0
-            if new:
-                memo = spreads(new)
-                packed = spread(new) if memo is None else memo
-            if new != old:
-                fits += packed - ((spreads(old) or spread(old)) if old else 0)
-            ranks = end_ranks.get(near)
-            now = RANK_COUNT[ranks] * packed if ranks else 0
-            before = counted.get(near, 0)
-            if now != before:
-                total += now - before
-                if now:
-                    counted[near] = now
-                else:
-                    del counted[near]
-        self.fit_counts, self.end_counts = fits, total
+                # a kind on both sides of an axis would repeat (a side whose kind repeats
+                # already, `RUN_REPEATS`, makes a negative union: no table entry, no kind)
+                if not (left & right or up & down):
+                    mask = accepts(left | right, 0) & accepts(up | down, 0)
+            if mask:
+                masks[near] = mask
+                if near in end_ranks:
+                    end_masks[near] = mask
+                    continue
+            else:
+                masks.pop(near, None)
+            end_masks.pop(near, None)
 
     @property
     def ends(self) -> set[int]:
@@ -477,7 +438,10 @@ class Board:
         return [*before, cell, *self.cells_along(cell, abs(step))]
 
     def run_length(self, cell: Cell, step: int) -> int:
-        """How many cards the run through `cell` along `step`'s axis holds."""
+        """How many cards the run through the card on `cell` along `step`'s axis holds."""
+        seen = (self.row_kinds if step in (RIGHT, LEFT) else self.column_kinds)[cell]
+        if seen >= 0:  # no kind repeats: one kind per card
+            return seen.bit_count()
         grid = self.grid
         count = 1
         for way in (step, -step):
@@ -564,51 +528,50 @@ class Board:
                 up = side
             else:
                 down = side
-        if left < 0 or right < 0 or left & right or up < 0 or down < 0 or up & down:
-            return 0  # a kind repeats on an axis
+        if left & right or up & down:
+            return 0  # a kind repeats on an axis (a negative side is no table entry: none)
         accepts = _ACCEPTS.get
-        across, along = accepts(left | right), accepts(up | down)
-        if across is None:  # not memoised yet
-            across = run_accepts(left | right)
-        if along is None:
-            along = run_accepts(up | down)
-        return across & along
+        return accepts(left | right, 0) & accepts(up | down, 0)
 
     def mask_at(self, cell: Cell) -> int:
         """`mask_without` nothing: kept for frontier cells, computed for any other."""
         mask = self.masks.get(cell)
-        return self.mask_without(cell) if mask is None else mask
+        if mask is None:
+            return 0 if cell in self.frontier else self.mask_without(cell)
+        return mask
 
     def open_cells(self) -> list[tuple[Cell, int]]:
-        """(cell, mask) for every frontier cell that accepts some kind, by (y, x).
+        """(cell, mask) for every frontier cell that accepts some kind, by (y, x)."""
+        return sorted(self.masks.items())
 
-        Cached per version: a turn's first pick and its place both read it.
-        """
-        version, cells = self._open
-        if version != self.version:
-            masks = self.masks
-            cells = [(cell, mask) for cell in sorted(self.frontier) if (mask := masks[cell])]
-            self._open = (self.version, cells)
-        return cells
+    def next_cells(self, placed: list[Cell]) -> list[tuple[Cell, int]]:
+        """(cell, mask) for every cell accepting some kind where the next card of a
+        placement may go, by (y, x): after the first card (`placed[0]`) either end of
+        either line through it, after two the ends of the line they are in."""
+        first = placed[0]
+        if len(placed) == 1:
+            steps: tuple[int, ...] = STEPS
+        else:
+            steps = (RIGHT, LEFT) if abs(placed[1] - first) < WIDTH else (DOWN, UP)
+        masks = self.masks  # line ends lie on the frontier: kept (or accepting nothing)
+        ends = sorted(self.beyond(first, step) for step in steps)
+        return [(cell, mask) for cell in ends if (mask := masks.get(cell, 0))]
 
     def cells_taking(self, kind: int) -> list[Cell]:
         """The frontier cells that accept `kind`, by (y, x): `open_cells` filtered by one kind,
         without sorting the whole frontier (a turn's first card asks this once per version)."""
-        found = [cell for cell, mask in self.masks.items() if mask >> kind & 1]
+        bit = 1 << kind
+        found = [cell for cell, mask in self.masks.items() if mask & bit]
         found.sort()
         return found
 
-    def fitting(self, kinds: int) -> int:
-        """The kinds among `kinds` (a bit set) that some frontier cell accepts."""
-        counts = self.fit_counts
-        fits = 0
-        while kinds:
-            low = kinds & -kinds
-            kind = low.bit_length() - 1
-            if counts >> (kind * FIELD) & COUNT:
-                fits |= low
-            kinds ^= low
-        return fits
+    def fitting(self) -> int:
+        """The kinds some frontier cell accepts (a turn's first card may be any of them)."""
+        return reduce(or_, self.masks.values(), 0)
+
+    def ends_taking(self) -> int:
+        """The kinds some line end accepts (a card of such a kind has a put when lifted)."""
+        return reduce(or_, self.end_masks.values(), 0)
 
     def laid_out(self) -> list[tuple[int, int, int]]:
         """Every card as (x, y, kind), sorted by (y, x); cached per version for the views."""

@@ -43,14 +43,8 @@ from typing import Any
 from arena.games.base import Decision, Game, GameSpec, ReplayMismatch
 from arena.games.leylo.draws import inline_getrandbits, shuffle
 from arena.games.twirkle.board import (
-    COUNT,
-    DOWN,
-    FIELD,
     RANK_STEP,
-    RIGHT,
     STEP_NAME,
-    STEPS,
-    WIDTH,
     Board,
     Cell,
     Pos,
@@ -81,6 +75,7 @@ from arena.games.twirkle.moves import (
     describe,
     move_of,
 )
+from arena.games.twirkle.playout import Turns
 from arena.games.twirkle.shifting import ShiftStarts, next_move, source_line
 
 #: W7: the bonus of the first player out of cards.
@@ -90,10 +85,12 @@ OUT_BONUS = 6
 #: without a placement. A safeguard that random play almost never reaches (version 3;
 #: versions 1 and 2 had 5, which ended games the rulebook plays on).
 IDLE_ROUNDS = 30
+#: A turn takes at most 22 decisions (6 picks, 6 places and end_placing, then at most
+#: 4 lifts, 4 puts and end_turn), rounded up to 25.
+TURN_DECISIONS = 25
 #: T13: at most 108 placing turns with fewer than IDLE_ROUNDS * 4 idle turns before,
-#: between and after them; a turn takes at most 22 decisions (6 picks, 6 places and
-#: end_placing, then at most 4 lifts, 4 puts and end_turn), rounded up to 25.
-MAX_DECISIONS = 110 * (IDLE_ROUNDS * 4 + 1) * 25
+#: between and after them, `TURN_DECISIONS` each.
+MAX_DECISIONS = 110 * (IDLE_ROUNDS * 4 + 1) * TURN_DECISIONS
 #: The 108 cards in kind order, to check a recorded deal against.
 FULL_DECK = full_deck()
 #: The first card of the opening lies at (0, 0) (W8).
@@ -216,7 +213,8 @@ class Twirkle(Game):
         self._open: tuple[Any, ...] = ()
 
     def changed(self) -> None:
-        """Forget cached legal lists (for tests that edit the state by hand)."""
+        """Forget cached legal lists (the state changed behind them: a test editing it by
+        hand, or `_playout`'s whole turns)."""
         self._step += 1
         self._starts = None
         self._open = ()
@@ -288,14 +286,7 @@ class Twirkle(Game):
         if kept and kept[:4] == (board, board.version, placed, len(placed)):
             cells: list[tuple[Cell, int]] = kept[4]
             return cells
-        first = placed[0]
-        if len(placed) == 1:
-            steps: Sequence[int] = STEPS
-        else:
-            steps = (RIGHT, -RIGHT) if abs(placed[1] - first) < WIDTH else (DOWN, -DOWN)
-        mask_at = board.mask_at
-        ends = sorted({board.beyond(first, step) for step in steps})
-        cells = [(cell, mask) for cell in ends if (mask := mask_at(cell))]
+        cells = board.next_cells(placed)
         self._open = (board, board.version, placed, len(placed), cells)
         return cells
 
@@ -312,8 +303,8 @@ class Twirkle(Game):
             placed = self.placed_kinds
             hand = [k for k in hand if self._opening_fits([*placed, k])]
         elif not self.placed_cells:  # a turn's first card: anywhere on the frontier
-            counts = self.board.fit_counts  # per kind, the frontier cells taking it (packed)
-            return [k for k in hand if counts >> k * FIELD & COUNT]
+            fits = self.board.fitting()
+            return [k for k in hand if fits >> k & 1]
         fits = 0
         for _, mask in self._open_cells():
             fits |= mask
@@ -373,7 +364,24 @@ class Twirkle(Game):
         self._moves_list = options
 
     def _playout(self, rng: random.Random, limit: int) -> int:
-        """The plain random loop on compact moves: the same lists, so the same choices.
+        """The plain random loop, whole turns at a time (`playout.Turns`): the same lists,
+        so the same choices. The step loop takes the opening and whatever turn is under
+        way, and the last turn when fewer than `TURN_DECISIONS` of the limit are left."""
+        made = self._step_playout(rng, limit, to_turn=True)
+        if made < limit and self._at_turn_start():
+            turns = Turns(self, rng)
+            while self._at_turn_start() and limit - made >= TURN_DECISIONS:
+                made += turns.play()
+            self.changed()  # the turns changed the state behind the cached lists
+        return made + self._step_playout(rng, limit - made)
+
+    def _at_turn_start(self) -> bool:
+        """True when a seat's turn starts now (nothing picked, set aside or passed yet)."""
+        return self.phase == "turn" and self.picked is None
+
+    def _step_playout(self, rng: random.Random, limit: int, to_turn: bool = False) -> int:
+        """The plain random loop one decision at a time on compact moves, stopping at the
+        next turn's start with `to_turn`.
 
         `_play` hands back the next step's options, so no list is looked up twice.
         """
@@ -382,7 +390,7 @@ class Twirkle(Game):
         history = self.history
         play = self._play
         moves = self._moves() if self.phase != "over" else []
-        while made < limit and moves:
+        while made < limit and moves and not (to_turn and self._at_turn_start()):
             count = len(moves)
             if getrandbits is None:
                 move = rng.choice(moves)

@@ -38,17 +38,38 @@ def decision_of(move: Move) -> Decision:
     """The JSON decision of a compact move."""
     action = move[0]
     if action == "pick" or action == "exchange":
-        return {"action": action, "card": NAMES[move[1]]}
+        return card_decision(action, move[1])
     if action == "place":
-        x, y = decode(move[2])
-        return {"action": "place", "card": NAMES[move[1]], "x": x, "y": y}
+        return place_decision(move[1], move[2])
     if action == "lift":
-        x, y = decode(move[1])
-        return {"action": "lift", "x": x, "y": y}
+        return lift_decision(move[1])
     if action == "put":
-        x, y = decode(move[1] >> 2)
-        return {"action": "put", "x": x, "y": y, "direction": STEP_NAME[RANK_STEP[move[1] & 3]]}
+        return put_decision(move[1])
     return {"action": action}
+
+
+# The decisions by action, for `decision_of` and the random playout (which has no moves).
+def card_decision(action: str, kind: int) -> Decision:
+    """A ``pick`` or ``exchange`` of a card of `kind`."""
+    return {"action": action, "card": NAMES[kind]}
+
+
+def place_decision(kind: int, cell: Cell) -> Decision:
+    """The ``place`` of the picked card of `kind` on `cell`."""
+    x, y = decode(cell)
+    return {"action": "place", "card": NAMES[kind], "x": x, "y": y}
+
+
+def lift_decision(cell: Cell) -> Decision:
+    """The ``lift`` of the card on `cell`."""
+    x, y = decode(cell)
+    return {"action": "lift", "x": x, "y": y}
+
+
+def put_decision(end: int) -> Decision:
+    """The ``put`` of the lifted card at the line end `end` (see `board.end_of`)."""
+    x, y = decode(end >> 2)
+    return {"action": "put", "x": x, "y": y, "direction": STEP_NAME[RANK_STEP[end & 3]]}
 
 
 def move_of(decision: Decision) -> Move:
