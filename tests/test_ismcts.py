@@ -606,3 +606,52 @@ def test_leylo_rollouts_compare_candidates_in_the_same_worlds() -> None:
     assert means[0] == means[1]  # common random numbers: the same decision, the same value
     decision = bot.leylo_plan.choose(observation, legal, random.Random(2), lambda done: done < 5)
     assert decision in legal
+
+
+def test_leylo_rollout_knows_which_cards_complete_a_line() -> None:
+    leylo_rollout = leylo_rollout_module()
+    from arena.games.leylo.cards import ACTION, JOKER_GREEN, JOKER_RED, JOKER_YELLOW
+
+    assert leylo_rollout.completers([10, 10, 10]) == {10, JOKER_RED}
+    assert leylo_rollout.completers([10, JOKER_RED, 10]) == {10, JOKER_RED}
+    assert leylo_rollout.completers([10, 10, 9]) == frozenset()
+    assert leylo_rollout.completers([10, 10, JOKER_YELLOW]) == frozenset()
+    assert leylo_rollout.completers([JOKER_GREEN] * 3) == {0, 1, 2, 3, JOKER_GREEN}
+    assert leylo_rollout.completers([ACTION] * 3) == {ACTION}
+    assert leylo_rollout.completers([ACTION, ACTION, 0]) == frozenset()
+
+
+def test_leylo_rollout_completes_a_line_with_the_held_card() -> None:
+    bot = load_bot_module("ismcts")
+    game, seat = leylo_near_round_end(3)
+    observation = game.observe(seat)
+    sim = bot.leylo_plan.sim_for(bot.leylo_plan.View(observation))
+    world = load_game("leylo").determinize(observation, seat, 2, {"rounds": 3}, random.Random(1))
+    cards, up = world.cards[seat], world.up[seat]
+    for cell in range(16):  # a clean slate: the top row 7 7 7 5, the rest face-up 0s
+        cards[cell], up[cell] = 0, True
+    cards[0:4] = [7, 7, 7, 5]
+    cards[15], up[15] = 11, False  # one face-down card keeps the round going
+    best = sim.plan(world, seat)
+    points, decision = best(7)  # a 7 on the 5 clears the row: 21 + 5 points gone
+    assert decision == {"action": "replace", "cell": 3}
+    assert points == pytest.approx(sim.ev + leylo_rollout_module().TEMPO)
+    assert best(6)[1] != {"action": "replace", "cell": 3}  # a 6 completes nothing there
+
+
+def test_leylo_rollouts_weigh_every_kind_of_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    bot = load_bot_module("ismcts")
+    leylo_plan, leylo_rollout = bot.leylo_plan, leylo_rollout_module()
+    game, seat = leylo_near_round_end(3)
+    observation, legal = game.observe(seat), game.legal(seat)
+    compared: list[list[dict[str, Any]]] = []
+
+    def fake_compare(obs: Any, candidates: list[dict[str, Any]], *rest: Any) -> Any:
+        compared.append(candidates)  # the rollouts say: the last candidate is best by 5
+        return [0.0] * (len(candidates) - 1) + [-5.0], 1
+
+    monkeypatch.setattr(leylo_rollout, "compare", fake_compare)
+    decision = leylo_plan.choose(observation, legal, random.Random(2), lambda done: done < 1)
+    kinds = [leylo_plan.kind(observation["grids"][seat], d) for d in compared[0]]
+    assert sorted(kinds) == ["discard", "pile", "swap"]  # the greedy choice and both rivals
+    assert decision == compared[0][-1]

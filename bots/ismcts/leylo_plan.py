@@ -22,12 +22,12 @@ the pile by the expectation over the cards it may hold. What it adds to the heur
   last round of a 2-player match it maximizes the chance to win the match.
 * Near the round end of a 2-player match (the bot keeps one face-down card, the
   opponent at most two; no final lap yet), when a budget is given: the greedy choice
-  is compared with the best decision of the other kind (ending the round vs waiting;
-  taking the discard vs drawing) by flat Monte Carlo (leylo_rollout.py): worlds
-  sampled from the observation, both candidates in the same worlds, the round played
-  out by a cheap copy of the heuristic, scored by the round's points with the
-  doubling. The other kind must be better by SWITCH_MARGIN points on average to
-  overrule the greedy choice.
+  is compared with the greedy evaluation's best decision of every other kind (ending
+  the round vs waiting; taking the discard vs drawing vs passing with a swap) by flat
+  Monte Carlo (leylo_rollout.py): worlds sampled from the observation, all candidates
+  in the same worlds, the round played out by a cheap copy of the heuristic, scored by
+  the round's points with the doubling. Another kind must be better by SWITCH_MARGIN
+  points on average to overrule the greedy choice.
 
 Measured with scripts/winrate.py (2 players, 200 games from seed 10000, 100 ms,
 --cpu-clock) against leylo-heuristic: 55.0 % before the feeding and round-end terms,
@@ -42,8 +42,33 @@ blocks, greedy alone -> with rollouts: seeds 50000 65.0 -> 71.0 %, 60000 62.5 ->
 best decisions (50000: 61.0 %); opponents at up to 4 face-down cards (69.0, 74.0,
 67.5 % on those blocks, 60.0 % on seeds 10000); 90 % of the budget (50000: 64.0 %); a
 switch margin of 0 (64.0 %) or 2 (58.0 %); rollouts at the place decision only
-(68.5 %); 3 players (60 games: 45.0 -> 35.0 %, hence 2 players only). Standard library
-only (the rollouts also use arena.games).
+(68.5 %); 3 players (60 games: 45.0 -> 35.0 %, hence 2 players only).
+
+Every kind instead of one rival (the greedy choice against the best of each other
+kind, a pass by a swap included: up to three candidates at a turn; a rolled-out world
+costs 0.55 ms instead of 0.9 ms, leylo_rollout.completers). Paired runs of the same
+deals with 60 iterations a decision (42 worlds, no clock, so a run replays exactly; a
+throw-away harness around scripts/winrate.py's play_one), 150 games per block, seeds
+50000 / 60000 / 70000: one rival 69.0 / 65.7 / 65.3 %, every kind 66.3 / 73.0 / 69.7 %
+(paired differences -2.7 +- 3.3, +7.3 +- 2.9, +4.3 +- 3.6 points; the mean score
+margin 0.0, 5.5 and 5.5 points better). With the clock, the command of the task
+(`winrate.py leylo --bot ismcts --against leylo-heuristic --players 2 --games 200
+--cpu-clock --workers 1`): seeds 10000 66.0, 69.2 (CI 62.5-75.2 %), 66.8 and 65.5 % in
+four runs (one rival: 66.2, 61.0, 65.2, 62.5 %); --first-seed 50000 71.0 %, 60000 65.8 %
+(one rival, the same command: 65.0 %), 70000 70.2 %; slowest decision 74-76 ms; 3 players
+(60 games) 45.0 % as before, 100 % against random (40 games). Did not help, paired as
+above (differences on 50000 / 60000): the copy of the heuristic passing by a swap when
+nothing beats its grid by 0.5 as the heuristic does (-2.0 / -1.0), or counting the
+heuristic's line bonuses in the other grids' estimate (-3.3 / -1.0; both together -0.7
+on 50000), though together they raise the copy's agreement with the heuristic's turn
+decisions at one face-down card from 58 to 82 %; the bot's own seat in the rollouts
+ending by a logistic doubling chance instead of the heuristic's margin (-8.0 / +3.7);
+73 worlds instead of 42 (-4.3 / +1.3); rollouts from two own face-down cards (-0.3 /
++0.3; with every kind the margins got 5.7 and 6.8 points worse on 60000 / 70000) or
+with the opponent at up to three (-1.7 / +3.0; with every kind -0.7 on 60000); with
+every kind, a switch margin of 1.5 (+0.3 / +2.0 on 60000 / 70000, the mean score
+margin within 0.6 points).
+Standard library only (the rollouts also use arena.games).
 """
 
 from __future__ import annotations
@@ -454,7 +479,7 @@ BUDGET_SHARE = 0.7
 OWN_HIDDEN = 1
 #: ... and an opponent at most this many: then candidates are compared by rollouts.
 OTHER_HIDDEN = 2
-#: Mean points by which the rollouts must prefer the other kind of decision over the
+#: Mean points by which the rollouts must prefer another kind of decision over the
 #: greedy choice to overrule it.
 SWITCH_MARGIN = 1.0
 
@@ -478,22 +503,27 @@ def rolled_out(
     rng: random.Random,
     more: Callable[[int], bool],
 ) -> dict[str, Any]:
-    """The best of the greedy evaluation's top decisions by rollouts (leylo_rollout.py)."""
+    """The greedy choice, unless the rollouts (leylo_rollout.py) prefer the greedy
+    evaluation's best decision of another kind (`kind`) by SWITCH_MARGIN."""
     import leylo_rollout  # needs arena.games, which run_search has imported already
 
     ranked = sorted(scored, key=lambda item: item[0])
     greedy = ranked[0][1]
-    rivals = [d for _, d in ranked if kind(grid, d) not in (kind(grid, greedy), "swap")]
+    best_of_kind: dict[str, dict[str, Any]] = {}
+    for _, decision in ranked:
+        best_of_kind.setdefault(kind(grid, decision), decision)
+    rivals = [decision for decision in best_of_kind.values() if decision is not greedy]
     if not rivals:
         return greedy
     sim = sim_for(view)
-    means, _ = leylo_rollout.compare(view.obs, [greedy, rivals[0]], sim, rng, more)
-    return rivals[0] if means[1] < means[0] - SWITCH_MARGIN else greedy
+    means, _ = leylo_rollout.compare(view.obs, [greedy, *rivals], sim, rng, more)
+    best = min(range(len(means)), key=means.__getitem__)
+    return greedy if best == 0 or means[best] >= means[0] - SWITCH_MARGIN else rivals[best - 1]
 
 
 def kind(grid: list[str], decision: dict[str, Any]) -> str:
-    """What the rollouts choose between: ending the round or not, taking the discard
-    or drawing (swaps are left to the greedy evaluation)."""
+    """What the rollouts choose between: ending the round or not; taking the discard,
+    drawing, or passing with a swap (which swap is left to the greedy evaluation)."""
     if decision["action"] == "swap":
         return "swap"
     if decision["action"] == "draw":

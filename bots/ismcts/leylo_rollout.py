@@ -3,17 +3,21 @@
 Near a round's end (2 players; the bot keeps at most one face-down card, the opponent
 at most two) the greedy evaluation of leylo_plan must guess whether to end now or
 wait, and its guess ignores how the opponent goes on. Here each candidate decision
-(leylo_plan passes two: the greedy choice and the best one of the other kind) is
-played in worlds sampled from the observation (arena's `determinize`), every
-candidate in the same worlds with the same chance draws (common random numbers), and
-the round is played out to its end by `Sim`, a cheap copy of the greedy policy of
-bots/leylo-heuristic on the referee's own state (tens of microseconds a turn, where
-the greedy evaluation costs 1 ms a decision): 40-70 worlds in 70 ms. A candidate is
+(leylo_plan passes the greedy choice and the best one of every other kind: ending or
+waiting; taking the discard, drawing or passing with a swap) is played in worlds
+sampled from the observation (arena's `determinize`), every candidate in the same
+worlds with the same chance draws (common random numbers), and the round is played
+out to its end by `Sim`, a cheap copy of the greedy policy of bots/leylo-heuristic on
+the referee's own state (tens of microseconds a turn, where the greedy evaluation
+costs 1 ms a decision): about 0.55 ms a world of two candidates (0.9 ms before the
+line table below), so some 80 worlds of three candidates in 70 ms. A candidate is
 worth the round's scores as the referee counts them, doubling included: own score
 less the opponents' mean (in the last round of a 2-player match, winning the match
-first). The rollouts call the referee's `_apply` and `_legal` directly: the public
-`apply` would check every decision against a new legal list. Standard library plus
-arena.games only.
+first). The rollouts play through the public `apply` and `legal` (about 15 % slower
+than the referee's private `_apply`; they still read the state's grids and piles
+directly). A line a placement completes is found in a cached table of the cards that
+complete three given ones (`completers`), 1.6 times cheaper a world than testing
+every card against every line as before. Standard library plus arena.games only.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.games import load_game
-from arena.games.leylo.cards import EMPTY, is_line
+from arena.games.leylo.cards import EMPTY, NAMES, is_line
 from arena.games.leylo.cards import LINES as CELL_LINES
 
 #: Mirrors of the greedy policy's constants (bots/leylo-heuristic): the tempo of a
@@ -62,15 +66,15 @@ class Sim:
         take = top is not None and (
             not game.pile or plan(top)[0] <= sum(p * plan(c)[0] for c, p in self.pool)
         )
-        game._apply(seat, {"action": "draw", "source": "discard" if take else "pile"})
+        game.apply(seat, {"action": "draw", "source": "discard" if take else "pile"})
         self.place(game, plan)
 
     def place(self, game: Any, plan: Callable[[int], tuple[float, dict[str, Any]]]) -> None:
         """Put the held card where `plan` says, then clear every line."""
         seat = game.current
-        game._apply(seat, plan(game.held)[1])
+        game.apply(seat, plan(game.held)[1])
         while game.phase == "clear":
-            game._apply(seat, game._legal(seat)[0])
+            game.apply(seat, game.legal(seat)[0])
 
     def plan(self, game: Any, seat: int) -> Callable[[int], tuple[float, dict[str, Any]]]:
         """card -> (the best estimate it reaches, the placement reaching it)."""
@@ -124,25 +128,41 @@ class Sim:
             if worst is not None:
                 after = shown - points[cards[worst]] + value
                 options.append((estimate(after, hidden), {"action": "replace", "cell": worst}))
-            for cell, others_in_line in near:
-                if is_line([*others_in_line, card]):
-                    gone = value + sum(points[c] for c in others_in_line)
-                    after = shown - points[cards[cell]] + value - gone
+            for cell, completing, rest in near:
+                if card in completing:
+                    after = shown - points[cards[cell]] - rest  # the line is cleared
                     options.append((estimate(after, hidden), {"action": "replace", "cell": cell}))
             known = cache[card] = min(options, key=lambda o: o[0])
             return known
 
         return best
 
-    @staticmethod
-    def near_lines(cards: list[int], up: list[bool]) -> list[tuple[int, list[int]]]:
-        """Face-up cells whose line has its three other cells face up: (cell, their cards)."""
+    def near_lines(self, cards: list[int], up: list[bool]) -> list[tuple[int, frozenset[int], int]]:
+        """Face-up cells whose line has its three other cells face up and completable:
+        (cell, the cards that complete the line there, the points of its three others)."""
         near = []
+        points = self.points
         for line in LINE_CELLS:
-            if all(up[i] for i in line):
+            if up[line[0]] and up[line[1]] and up[line[2]] and up[line[3]]:
                 for cell in line:
-                    near.append((cell, [cards[i] for i in line if i != cell]))
+                    others = [cards[i] for i in line if i != cell]
+                    completing = completers(others)
+                    if completing:
+                        near.append((cell, completing, sum(points[c] for c in others)))
         return near
+
+
+#: Cards that complete a line with three given cards, by the set of those three's codes.
+_COMPLETERS: dict[frozenset[int], frozenset[int]] = {}
+
+
+def completers(others: list[int]) -> frozenset[int]:
+    """The card codes that make a line (L4) with the three cards `others` (cached)."""
+    key = frozenset(others)
+    known = _COMPLETERS.get(key)
+    if known is None:
+        known = _COMPLETERS[key] = frozenset(c for c in range(len(NAMES)) if is_line([*others, c]))
+    return known
 
 
 def rollout(game: Any, sim: Sim, seat: int) -> float:
@@ -157,9 +177,10 @@ def rollout(game: Any, sim: Sim, seat: int) -> float:
         elif phase == "place":
             sim.place(game, sim.plan(game, game.current))
         elif phase == "clear":
-            game._apply(game.actor, game._legal(game.actor)[0])
+            actor = game.to_move()[0]
+            game.apply(actor, game.legal(actor)[0])
         elif phase == "claim":
-            game._apply(game.claimant, {"action": "pass"})
+            game.apply(game.to_move()[0], {"action": "pass"})
         else:
             break
     if len(game.results) > start:
