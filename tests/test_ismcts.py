@@ -655,3 +655,75 @@ def test_leylo_rollouts_weigh_every_kind_of_turn(monkeypatch: pytest.MonkeyPatch
     kinds = [leylo_plan.kind(observation["grids"][seat], d) for d in compared[0]]
     assert sorted(kinds) == ["discard", "pile", "swap"]  # the greedy choice and both rivals
     assert decision == compared[0][-1]
+
+
+# ----- take-that: the heuristic bot as the model of the other seats ------------------
+def test_take_that_model_decides_as_the_heuristic_bot() -> None:
+    """take_that_model.py rates every decision of any seat of a state as the heuristic
+    bot rates it from that seat's observation, value for value (so its ties and its
+    decisions are the heuristic's), in 2-4 players, with and without the pro variant."""
+    load_bot_module("ismcts")
+    model = sys.modules["take_that_model"]
+    heuristic = sys.modules["take_that_heuristic"]
+    game_class = load_game("take-that")
+    compared = 0
+    for players, pro in ((2, False), (3, True), (4, False), (2, True)):
+        variant = game_class.spec.resolve_variant({"pro": pro, "rounds": 1})
+        game = game_class.new(players, 40 + players, variant)
+        walk = random.Random(players)
+        while not game.is_over():
+            seat = game.to_move()[0]
+            observation, legal = game.observe(seat), game.legal(seat)
+            view = heuristic.View(observation, pro)
+            seen = model.Seen(game, seat)
+            assert [seen.evaluate(d) for d in legal] == [heuristic.evaluate(view, d) for d in legal]
+            values = [heuristic.evaluate(view, d) for d in legal]
+            top = max(values)
+            ties = [d for d, v in zip(legal, values, strict=True) if v >= top - 1e-9]
+            assert model.best_decisions(game, seat, legal) == ties
+            compared += len(legal)
+            pick = heuristic.choose(observation, legal, walk, variant)
+            game.apply(seat, walk.choice(legal) if walk.random() < 0.3 else pick)
+    assert compared > 400
+
+
+def test_take_that_search_models_the_other_seats_by_the_heuristic() -> None:
+    """With a model, the tree holds only the searcher's decisions, and the model (never the
+    searcher's playout policy) decides for the other seats, in the tree and in playouts."""
+    knowledge = sys.modules["game_knowledge"]
+    profile = knowledge.profile_for("take-that")
+    assert profile.model is not None
+    calls: list[int] = []
+
+    def spy(state: Any, seat: int, legal: list[dict[str, Any]], rng: random.Random) -> Any:
+        calls.append(seat)
+        return profile.model(state, seat, legal, rng)
+
+    spied = tree_search.Profile(**{**profile.__dict__, "model": spy})
+    game = load_game("take-that").new(2, 8, {"rounds": 1, "pro": False})
+    game.playout(random.Random(3), limit=6)
+    seat = game.to_move()[0]
+    problem = tree_search.Problem(
+        game=load_game("take-that"),
+        observation=game.observe(seat),
+        legal=game.legal(seat),
+        seat=seat,
+        players=2,
+        variant={"rounds": 1, "pro": False},
+    )
+    root = tree_search.Node(tree_search.ROOT_SEAT)
+    rng = random.Random(4)
+    for _ in range(60):
+        tree_search.iterate(root, problem.sample(rng), None, seat, spied, None, rng)
+    nodes, seats = [root], set()
+    while nodes:
+        node = nodes.pop()
+        seats.update(s for s, _ in node.children)
+        nodes.extend(node.children.values())
+    assert seats == {seat}
+    assert calls and set(calls) == {1 - seat}
+    unmodelled = tree_search.Profile(**{**profile.__dict__, "model": None})
+    root = tree_search.Node(tree_search.ROOT_SEAT)
+    for _ in range(60):
+        tree_search.iterate(root, problem.sample(rng), None, seat, unmodelled, None, rng)
+    assert any(s != seat for child in root.children.values() for s, _ in child.children)

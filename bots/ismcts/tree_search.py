@@ -9,7 +9,9 @@ policy and backs the result up.
 
 The tree holds the decisions of every seat that decides alone (an opponent's
 decision is an edge too, chosen to be good for that opponent: otherwise the search
-would assume helpful opponents). When several seats decide at once (LEYLO's
+would assume helpful opponents), unless the profile has a model of the other seats
+(`Profile.model`, e.g. a known opponent's policy): they then decide by it, and the
+tree holds only the searcher's decisions. When several seats decide at once (LEYLO's
 opening), only the searching seat's decision is an edge; the others are drawn by
 the playout policy, since a tree edge would let them see what was decided beside
 them. Below the root, children are selected by UCB1 over the children legal in the
@@ -95,6 +97,10 @@ class Profile:
     exploration: float = 0.7
     #: How the root's decisions are compared: "halving" (`halve`) or "ucb1".
     root_selection: str = "halving"
+    #: A model of the other seats (e.g. a known opponent's policy): when given, every
+    #: seat but the searcher decides by it below the root (so the tree holds only the
+    #: searcher's decisions) and in playouts (which then need a `policy` too).
+    model: Policy | None = None
 
 
 @dataclass(frozen=True)
@@ -380,7 +386,7 @@ def iterate(
     first decision is `first` when given), play out, back the rewards up; the searcher's
     reward."""
     path = descend(root, state, searcher, first, profile, rng)
-    rewards = playout(state, profile, limit, rng)
+    rewards = playout(state, profile, limit, rng, searcher)
     for node in path:
         node.visits += 1
         node.reward += rewards[node.seat]
@@ -402,6 +408,8 @@ def descend(
     while not state._is_over():
         movers = state._to_move()
         tree_seat = searcher if searcher in movers else movers[0] if len(movers) == 1 else None
+        if profile.model is not None and tree_seat != searcher:
+            tree_seat = None
         joint: dict[int, Decision] = {}
         added = False
         for seat in movers:
@@ -410,7 +418,9 @@ def descend(
                 legal = profile.candidates(state, seat, legal)
             if seat != tree_seat or len(legal) == 1:
                 joint[seat] = (
-                    legal[0] if len(legal) == 1 else pick(profile, state, seat, legal, rng)
+                    legal[0]
+                    if len(legal) == 1
+                    else pick(profile, state, seat, legal, rng, seat != searcher)
                 )
             elif node is root and first is not None:
                 node, joint[seat], added = enter(root, seat, first)
@@ -435,9 +445,17 @@ def enter(root: Node, seat: int, first: tuple[Key, Decision]) -> tuple[Node, Dec
 
 
 def pick(
-    profile: Profile, state: Any, seat: int, legal: list[Decision], rng: random.Random
+    profile: Profile,
+    state: Any,
+    seat: int,
+    legal: list[Decision],
+    rng: random.Random,
+    other: bool = False,
 ) -> Decision:
-    """The playout policy's decision (uniform when the profile has none)."""
+    """The playout policy's decision (uniform when the profile has none); an `other`
+    seat's by the profile's model when it has one."""
+    if other and profile.model is not None:
+        return profile.model(state, seat, legal, rng)
     if profile.policy is None:
         return rng.choice(legal)
     return profile.policy(state, seat, legal, rng)
@@ -474,7 +492,9 @@ def ucb1(child: Node, exploration: float) -> float:
     return mean + exploration * math.sqrt(math.log(child.available) / child.visits)
 
 
-def playout(state: Any, profile: Profile, limit: int | None, rng: random.Random) -> list[float]:
+def playout(
+    state: Any, profile: Profile, limit: int | None, rng: random.Random, searcher: int = -1
+) -> list[float]:
     """Play on from `state` by the profile's policy (or uniformly) until the game ends,
     `limit` decisions are made, or the profile's milestones or stages are met, and reward
     every seat. (Milestones count from the start of the playout: counting the tree's
@@ -482,7 +502,7 @@ def playout(state: Any, profile: Profile, limit: int | None, rng: random.Random)
     if profile.policy is None:
         state.playout(rng, limit)
     else:
-        play_on(state, profile, limit, rng)
+        play_on(state, profile, limit, rng, searcher)
     if state._is_over():
         scores: Sequence[float] = state._scores()
         weight = TERMINAL_MARGIN_WEIGHT
@@ -494,17 +514,26 @@ def playout(state: Any, profile: Profile, limit: int | None, rng: random.Random)
     return rewards(scores, state.spec.higher_score_wins, teams, weight, profile.margin_scale)
 
 
-def play_on(state: Any, profile: Profile, limit: int | None, rng: random.Random) -> None:
-    """The playout loop with the profile's policy and stopping rules."""
+def play_on(
+    state: Any, profile: Profile, limit: int | None, rng: random.Random, searcher: int = -1
+) -> None:
+    """The playout loop with the profile's policy (the other seats': its model, when it
+    has one) and stopping rules."""
     assert profile.policy is not None
     policy, stage, milestone = profile.policy, profile.stage, profile.milestone
+    model = profile.model
     made = marks = changes = 0
     last = None if stage is None else stage(state)
     while not state._is_over() and (limit is None or made < limit):
         joint = {}
         for seat in state._to_move():
             legal = state._legal(seat)
-            joint[seat] = legal[0] if len(legal) == 1 else policy(state, seat, legal, rng)
+            if len(legal) == 1:
+                joint[seat] = legal[0]
+            elif model is not None and seat != searcher:
+                joint[seat] = model(state, seat, legal, rng)
+            else:
+                joint[seat] = policy(state, seat, legal, rng)
         state._apply_joint(joint)
         made += len(joint)
         if milestone is not None:

@@ -1,0 +1,249 @@
+"""A fast Take That opponent model: the heuristic bot's decision, read from a sampled state.
+
+take_that_heuristic.py (a copy of bots/take-that-heuristic/bot.py) decides from an
+observation and costs 100-400 us a decision in Python: too slow for a search that
+plays every seat by it. This module makes the same decision from the referee state
+of a sampled world, for any seat, using only what that seat would see there (its own
+hand, the row, the plus and seen minus piles, the counts): the cards that seat has not
+seen are the other hands, the draw pile and the profi cards of the sample. Counting
+is done by bisection over the sorted unseen cards instead of loops over the deck, but
+every value is computed with the same arithmetic in the same order as the heuristic's
+`evaluate`, so the values are equal and so are the decisions (ties broken by `rng`);
+tests/test_ismcts.py checks that on positions of seeded matches.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_left, bisect_right
+from typing import Any
+
+# the heuristic's own constants and weights: one source for both
+from take_that_heuristic import FLEX, GROWTH, KEEP_TWIN, REACH, SELF_RISK, TOADS, TWIST_GAIN
+
+Decision = dict[str, Any]
+
+#: By card number: its twin, or 0 for a toad (never twistable) or a non-card.
+TWIN = [0 if n % 11 == 0 or n % 10 == 0 else (n % 10) * 10 + n // 10 for n in range(100)]
+#: By card number: what it costs when taken (5 for a toad, else 1).
+PENALTY = [5 if n in TOADS else 1 for n in range(100)]
+
+
+def p_none(unseen: int, good: int, drawn: int) -> float:
+    """Chance that `drawn` cards from `unseen` cards contain none of `good` of them
+    (the heuristic's `p_none`, the same products in the same order)."""
+    if drawn <= 0 or good <= 0:
+        return 1.0
+    p = 1.0
+    for i in range(drawn):
+        if unseen - i <= 0:
+            break
+        p *= max(0.0, (unseen - good - i) / (unseen - i))
+        if p == 0.0:
+            break
+    return p
+
+
+#: p_none by (unseen, good, drawn): a search asks the same few hundred again and again.
+P_NONE: dict[tuple[int, int, int], float] = {}
+#: KEEP_TWIN added k times, as the heuristic's loop adds it.
+KEPT = [0.0]
+for _ in range(12):
+    KEPT.append(KEPT[-1] + KEEP_TWIN)
+
+
+class Seen:
+    """What one seat of a sampled state knows, in the heuristic's terms.
+
+    Every value the heuristic computes is a `leave` of some row with the hand minus one
+    card (played, twisted, or opening a new row after a take), so the parts that depend
+    only on that rest of the hand are computed once per card (`rest`).
+    """
+
+    __slots__ = (
+        "covered_all",
+        "draw_pile",
+        "hand",
+        "hand_set",
+        "kept_all",
+        "n",
+        "next_size",
+        "others",
+        "pro",
+        "rests",
+        "row",
+        "row_penalties",
+        "unseen",
+        "unseen_set",
+    )
+
+    def __init__(self, state: Any, seat: int) -> None:
+        players: int = state.players
+        unseen = list(state.draw_pile)
+        for other, hand in enumerate(state.hands):
+            if other != seat:
+                unseen += hand
+        for pile in state.minus_unseen:
+            unseen += pile
+        unseen.sort()
+        self.unseen = unseen
+        self.unseen_set = set(unseen)
+        self.n = len(unseen)
+        self.hand: list[int] = state.hands[seat]
+        self.hand_set = set(self.hand)
+        self.row: list[int] = state.row
+        self.row_penalties = sum(PENALTY[c] for c in self.row)
+        self.draw_pile = len(state.draw_pile)
+        self.pro = bool(state.variant["pro"])
+        self.next_size = len(state.hands[(seat + 1) % players])
+        self.others = players - 1
+        self.rests: dict[int, tuple[float, int]] = {}
+        self.covered_all = self.kept_all = 0
+
+    def mean_penalty(self) -> float:
+        """The mean penalty of an unseen card (the pro variant's hidden extra card)."""
+        return sum(PENALTY[c] for c in self.unseen) / self.n if self.unseen else 1.0
+
+    def count(self, low: int, high: int) -> int:
+        """Unseen cards in low..high."""
+        return bisect_right(self.unseen, high) - bisect_left(self.unseen, low)
+
+    def covered(self, hand: list[int]) -> int:
+        """Unseen cards within REACH of some card of `hand` (ascending)."""
+        total = 0
+        start = end = -100
+        for c in hand:
+            if c - REACH > end:
+                if end >= start:
+                    total += self.count(start, end)
+                start = c - REACH
+            end = c + REACH
+        if hand:
+            total += self.count(start, end)
+        return total
+
+    def rest(self, card: int) -> tuple[float, int]:
+        """For the hand without `card`: the heuristic's `hand_value`, and how many unseen
+        cards it covers (all the hand covers but what only `card` covers)."""
+        parts = self.rests.get(card)
+        if parts is None:
+            hand, unseen_set = self.hand, self.unseen_set
+            if not self.rests:  # the first card asked: the whole hand's figures
+                self.covered_all = self.covered(hand)
+                self.kept_all = sum(1 for c in hand if c not in TOADS and TWIN[c] in unseen_set)
+            i = hand.index(card)
+            low, high = card - REACH, card + REACH  # what no neighbour covers too
+            if i > 0:
+                low = max(low, hand[i - 1] + REACH + 1)
+            if i < len(hand) - 1:
+                high = min(high, hand[i + 1] - REACH - 1)
+            covered = self.covered_all - (self.count(low, high) if low <= high else 0)
+            kept = self.kept_all - (card not in TOADS and TWIN[card] in unseen_set)
+            value = KEPT[kept]
+            if len(hand) > 1:
+                value += FLEX * covered / max(1, self.n) * (len(hand) - 1)
+            parts = self.rests[card] = (value, covered)
+        return parts
+
+    def leave(self, row: list[int], penalties: int, card: int) -> float:
+        """The heuristic's `leave`: the worth of leaving `row` (whose penalties add up to
+        `penalties`) while keeping the hand without `card`."""
+        hand_value, covered = self.rest(card)
+        if not row:
+            return hand_value
+        last = row[-1]
+        unseen_set = self.unseen_set
+        escape = self.count(last - REACH, last + REACH)
+        for r in row:
+            t = TWIN[r]
+            if t and t in unseen_set and (t - last > REACH or last - t > REACH):
+                escape += 1
+        size = self.next_size
+        if size == 0:
+            p_next = 1.0
+        else:
+            key = (self.n, escape, size)
+            p_next = P_NONE.get(key, -1.0)
+            if p_next < 0.0:
+                p_next = P_NONE[key] = p_none(*key)
+        cost = float(penalties)
+        if self.pro and len(row) == 1 and self.draw_pile > 0:
+            cost += self.mean_penalty()
+        gain = p_next * cost
+        others = self.others
+        passes: float = (1.0 - p_next) * (1.0 - 0.5 * p_next) ** (others - 1)
+        later_cost = float(penalties) + GROWTH * others
+        if len(self.hand) == 1:
+            stuck = 1.0
+        elif not self.n:
+            stuck = 0.0
+        else:
+            twins = {TWIN[r] for r in row}
+            twins.discard(card)
+            stuck = 0.0 if not twins.isdisjoint(self.hand_set) else 1.0 - covered / self.n
+        risk = passes * stuck * later_cost
+        return gain - SELF_RISK * risk + hand_value
+
+    def open_value(self) -> float:
+        """The heuristic's `open_value` (only the value)."""
+        best: float | None = None
+        for c in self.hand:
+            value = self.leave([c], PENALTY[c], c)
+            if best is None or value > best:
+                best = value
+        assert best is not None
+        return best
+
+    def take_bound(self) -> float:
+        """An upper bound of `evaluate` for taking the row (see `best_decisions`)."""
+        if self.draw_pile == 0 or (self.pro and len(self.row) == 1 and self.draw_pile == 1):
+            return float("inf")  # taking ends the round: rated exactly, it is cheap
+        extra = self.mean_penalty() if self.pro else 0.0
+        opening = max(PENALTY[c] + self.rest(c)[0] for c in self.hand) + extra
+        return opening - float(self.row_penalties) + 1e-6
+
+    def evaluate(self, decision: Decision) -> float:
+        """The heuristic's `evaluate`."""
+        action = decision["action"]
+        row = self.row
+        if action == "take":
+            cost = float(self.row_penalties)
+            if self.pro and len(row) == 1 and self.draw_pile > 0:
+                cost += self.mean_penalty()
+            if self.draw_pile == 0 or (self.pro and len(row) == 1 and self.draw_pile == 1):
+                return -cost
+            return -cost + self.open_value()
+        card = decision["card"]
+        if action == "play":
+            return self.leave([*row, card], self.row_penalties + PENALTY[card], card)
+        gone = decision["row_card"]
+        rest = [c for c in row if c != gone]
+        if not rest and self.draw_pile <= 1:
+            return TWIST_GAIN
+        return TWIST_GAIN + self.leave(rest, self.row_penalties - PENALTY[gone], card)
+
+
+def best_decisions(state: Any, seat: int, legal: list[Decision]) -> list[Decision]:
+    """The decisions the heuristic bot rates best for `seat` in `state` (its ties).
+
+    Taking (always the last decision offered) is rated only when it may be among the
+    best: opening the new row is worth at most the opening card's cost to the next
+    seat plus what the rest of the hand is worth (the risk only lowers it)."""
+    seen = Seen(state, seat)
+    best: list[Decision] = []
+    best_value = float("-inf")
+    for decision in legal:
+        if best and decision["action"] == "take" and seen.take_bound() < best_value - 1e-9:
+            continue
+        value = seen.evaluate(decision)
+        if value > best_value + 1e-9:
+            best, best_value = [decision], value
+        elif abs(value - best_value) <= 1e-9:
+            best.append(decision)
+    return best
+
+
+def heuristic_policy(state: Any, seat: int, legal: list[Decision], rng: random.Random) -> Decision:
+    """The heuristic bot's decision for `seat` in a sampled `state` (ties at random)."""
+    best = best_decisions(state, seat, legal)
+    return best[0] if len(best) == 1 else rng.choice(best)
