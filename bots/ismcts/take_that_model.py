@@ -19,7 +19,16 @@ from bisect import bisect_left, bisect_right
 from typing import Any
 
 # the heuristic's own constants and weights: one source for both
-from take_that_heuristic import FLEX, GROWTH, KEEP_TWIN, REACH, SELF_RISK, TOADS, TWIST_GAIN
+from take_that_heuristic import (
+    FLEX,
+    GROWTH,
+    KEEP_TWIN,
+    REACH,
+    SELF_RISK,
+    TOADS,
+    TWIST_GAIN,
+    p_none,
+)
 
 Decision = dict[str, Any]
 
@@ -27,21 +36,6 @@ Decision = dict[str, Any]
 TWIN = [0 if n % 11 == 0 or n % 10 == 0 else (n % 10) * 10 + n // 10 for n in range(100)]
 #: By card number: what it costs when taken (5 for a toad, else 1).
 PENALTY = [5 if n in TOADS else 1 for n in range(100)]
-
-
-def p_none(unseen: int, good: int, drawn: int) -> float:
-    """Chance that `drawn` cards from `unseen` cards contain none of `good` of them
-    (the heuristic's `p_none`, the same products in the same order)."""
-    if drawn <= 0 or good <= 0:
-        return 1.0
-    p = 1.0
-    for i in range(drawn):
-        if unseen - i <= 0:
-            break
-        p *= max(0.0, (unseen - good - i) / (unseen - i))
-        if p == 0.0:
-            break
-    return p
 
 
 #: p_none by (unseen, good, drawn): a search asks the same few hundred again and again.
