@@ -190,6 +190,8 @@ ARRIVALS = {
     "a JSON list": "printf '[1, 2]\\n'",
     "another type": 'printf \'{"type": "ready"}\\n\'',
     "no newline, then the end": f"printf '%s' '{DECISION}'; exit 0",
+    "the id as true": f"printf '%s\\n' '{DECISION.replace('1', 'true', 1)}'",
+    "nested too deep": "head -c 5000 /dev/zero | tr '\\0' '['; echo",
 }
 
 
