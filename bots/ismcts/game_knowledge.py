@@ -16,7 +16,8 @@ the game's heuristic (scripts/winrate.py, 2 players, 60-120 seeded games):
   beat by ANCHOR_Z standard errors. Measured with `winrate.py take-that --bot ismcts
   --against take-that-heuristic --players 2 --cpu-clock --workers 1` (100 ms CPU):
   seeds 10000, 200 games, 76.8 % (95 % CI 70.4-82.1 %), 84.8 ms CPU a decision,
-  slowest 165 ms; seeds 60000, 100 games, RES60; seeds 50000, 100 games, RES50.
+  slowest 165 ms; seeds 60000, 100 games, 76.0 % (66.8-83.3 %);
+  seeds 50000, 100 games, 71.5 % (62.0-79.4 %).
   At 30 ms (`--budget-ms 30`, seeds 10000, 100 games) 66.0 %, where the old
   search won 69.0 % of the same games; 3 players (one search, two heuristics, 60
   games) 50.0 %, the old search 33.3 %; against random seats (40 games) 100 %.
