@@ -250,3 +250,35 @@ def test_issue_14_bot_show_says_why_a_bot_was_suspended(seeded: Path) -> None:
     assert "stderr, matches 4, 5:" in shown
     assert "  boom\\x1b[2J\\u202e\nValueError: bad card" in shown
     assert "\x1b" not in shown and "\u202e" not in shown
+
+
+def test_demo_plays_each_games_search_table_with_its_own_timeout_and_deals(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wiring of `arena demo` without playing: which tournaments it asks for."""
+    from arena.cli import demo
+
+    asked: list[tuple[str, list[str], int, float | None]] = []
+
+    def record(store, game_id, bots, rounds, seed, workers, search_timeout=None):  # type: ignore[no-untyped-def]
+        asked.append((game_id, bots, rounds, search_timeout))
+
+    monkeypatch.setattr(demo, "run", record)
+    result = runner.invoke(app, ["--home", str(tmp_path), "demo"])
+    assert result.exit_code == 0, result.output
+    searches = {game: (bots, rounds, timeout) for game, bots, rounds, timeout in asked if timeout}
+    assert set(searches) == set(demo.SEARCH_TABLES)
+    for game, table in demo.SEARCH_TABLES.items():
+        assert searches[game] == (
+            [f"{game}-heuristic", "ismcts", "random"],
+            table.deals,
+            table.timeout,
+        )
+    quick = [(game, bots, rounds) for game, bots, rounds, timeout in asked if timeout is None]
+    assert len(quick) == len(demo.SEARCH_TABLES) and all(rounds == 5 for _, _, rounds in quick)
+    assert all("ismcts" not in bots and "random" in bots for _, bots, _ in quick)
+
+    asked.clear()
+    result = runner.invoke(app, ["--home", str(tmp_path), "demo", "--search-rounds", "0"])
+    assert result.exit_code == 0, result.output
+    assert [timeout for *_, timeout in asked] == [None] * len(demo.SEARCH_TABLES)

@@ -3,14 +3,25 @@
 The quick bots (random, first-legal, the heuristics: milliseconds a decision) play a
 round robin of every game. A search bot thinks up to a tenth of a second a decision,
 so in that round robin it would take most of an hour. It plays a gauntlet of its own
-instead, under a shorter decision timeout (the ISMCTS bot searches a tenth of the
-timeout, 30 ms here): the game's heuristic plays the search bot and random play, so
-every search game is one against the heuristic, the comparison that needs the games.
+instead: the game's heuristic plays the search bot and random play, so every search
+game is one against the heuristic, the comparison that needs the games. How long the
+search may think and how many deals it gets differ by game (`SEARCH_TABLES`): the
+ISMCTS bot searches a tenth of the decision timeout, and what that buys differs.
+Measured with scripts/winrate.py (2 players, against the heuristic, CPU clock): at
+30 ms Krumme10 won 58.5 % of 100 games and cost 0.65 s of CPU a game, at 100 ms
+71.2 % of 200 at 1.6 s; LEYLO and Twirkle decide most moves by a plan and cost only
+1.4 times as much at 100 ms (LEYLO 0.66 s a game, Twirkle 1.0 s); Take That costs 2.1 s
+a game at 30 ms (66.0 % of 100 games; 75.0 % of the first 40 of them in another run)
+and 6.4 s at 100 ms. So Take That searches 30 ms and the others 100 ms, with the deals
+below (about a minute for the demo on 2 cores). scripts/ladder_odds.py gives how often
+a table's ratings then rank random < heuristic < search: Take That (10 deals) 87 %,
+Krumme10 (12) 93 %, LEYLO (15, at 67 %) 91 %, Twirkle (6, at 85 %) 97 %.
 Each tournament prints its own leaderboard (ratings from its matches only).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -27,20 +38,32 @@ if TYPE_CHECKING:
 
 #: Bundled bots that search for a while at every decision (see the module docstring).
 SEARCH_BOTS = ("ismcts",)
-#: The decision timeout of the search bots' round robin, in seconds.
-SEARCH_TIMEOUT = 0.3
-#: Deals per pairing in that gauntlet, each played in both seat orders, by game: the
-#: games a search bot needs to show a 62-83 % edge over the heuristic (at 30 ms a
-#: decision) in its rating, within about a minute for the whole demo on 2 cores. A game's
-#: search matches cost it 0.35 (LEYLO) to 2 s (Take That) each, hence the differences.
-SEARCH_ROUNDS = {"take-that": 10, "krumme10": 15, "leylo": 12, "twirkle": 8}
+
+
+@dataclass(frozen=True)
+class SearchTable:
+    """How one game's search gauntlet is played."""
+
+    #: The decision timeout in seconds; the ISMCTS bot searches a tenth of it.
+    timeout: float
+    #: Deals per pairing, each played in both seat orders.
+    deals: int
+
+
+#: Per game: the search's time and deals (see the module docstring for why these).
+SEARCH_TABLES = {
+    "take-that": SearchTable(0.3, 10),
+    "krumme10": SearchTable(1.0, 12),
+    "leylo": SearchTable(1.0, 15),
+    "twirkle": SearchTable(1.0, 6),
+}
 #: The same for a game not in that table.
-DEFAULT_SEARCH_ROUNDS = 10
+DEFAULT_SEARCH_TABLE = SearchTable(0.3, 10)
 
 
 @reports_errors
 def demo(
-    rounds: Annotated[int, typer.Option(help="Deals per pairing of the quick bots.")] = 10,
+    rounds: Annotated[int, typer.Option(help="Deals per pairing of the quick bots.")] = 5,
     search_rounds: Annotated[
         int | None,
         typer.Option(help="Deals per pairing with a search bot (0: none; default by game)."),
@@ -72,11 +95,11 @@ def demo(
         run(store, game_id, quick, rounds, seed, workers)
         searchers = [p.name for p in playing if p.name in SEARCH_BOTS]
         hubs = [p.name for p in playing if specialist(p, game_id)]
-        deals = search_rounds
-        if deals is None:
-            deals = SEARCH_ROUNDS.get(game_id, DEFAULT_SEARCH_ROUNDS)
+        table = SEARCH_TABLES.get(game_id, DEFAULT_SEARCH_TABLE)
+        deals = table.deals if search_rounds is None else search_rounds
         if searchers and hubs and deals > 0:
-            run(store, game_id, [hubs[0], *searchers, "random"], deals, seed, workers, True)
+            bots = [hubs[0], *searchers, "random"]
+            run(store, game_id, bots, deals, seed, workers, table.timeout)
     out.print(
         "all-time leaderboards: `arena leaderboard GAME`; details: `arena tournament show ID`"
     )
@@ -96,14 +119,16 @@ def run(
     rounds: int,
     seed: int,
     workers: int,
-    search: bool = False,
+    search_timeout: float | None = None,
 ) -> None:
     """Create and play one two-player tournament of the demo, then print its leaderboard:
-    a round robin, or for `search` a gauntlet of `bots[0]` against each of the others."""
+    a round robin, or with a `search_timeout` (the decision timeout of a search table)
+    a gauntlet of `bots[0]` against each of the others."""
     from arena import reports
     from arena.tournament import config as tconfig
     from arena.tournament import runner
 
+    search = search_timeout is not None
     settings = tconfig.TournamentConfig(
         game=game_id,
         bots=tuple(bots),
@@ -112,7 +137,7 @@ def run(
         rounds=rounds,
         seed=seed,
         workers=workers,
-        decision_timeout=SEARCH_TIMEOUT if search else tconfig.TournamentConfig.decision_timeout,
+        decision_timeout=search_timeout or tconfig.TournamentConfig.decision_timeout,
     )
     tournament_id = runner.create(store, home(), settings)
     play(store, tournament_id, workers, False, True, quiet=False)
