@@ -194,6 +194,50 @@ def test_the_search_budget_stays_well_inside_the_deadline() -> None:
     assert ismcts.search_budget(0.1, 0) == 0.0
 
 
+def test_the_budget_counts_cpu_time_and_wall_time_stops_it_at_half_the_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert ismcts.budget_clock(None) is ismcts.time.process_time
+    now = {"wall": 100.0, "cpu": 7.0}
+    monkeypatch.setattr(ismcts.time, "monotonic", lambda: now["wall"])
+    monkeypatch.setattr(ismcts.time, "process_time", lambda: now["cpu"])
+    clock = ismcts.budget_clock(1000)
+    now["wall"] += 0.4  # a busy machine: wall time passes, CPU time does not
+    assert clock() == 7.0
+    now["cpu"] += 0.05
+    assert clock() == 7.05
+    now["wall"] += 0.2  # past half the deadline
+    assert clock() == float("inf")
+
+
+def test_a_search_that_gets_no_cpu_stops_on_wall_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With CPU time standing still the budget is never spent: the wall-time stop of the
+    clock made from the request's deadline ends it (a plain timer is not used)."""
+    monkeypatch.setattr(ismcts.time, "process_time", lambda: 0.0)
+    made, used = [], []
+    budget_clock, search = ismcts.budget_clock, ismcts.choose
+
+    def clock_spy(deadline_ms: float | None) -> Any:
+        made.append((deadline_ms, budget_clock(deadline_ms)))
+        return made[-1][1]
+
+    def search_spy(*args: Any, **kwargs: Any) -> Any:
+        used.append(kwargs["clock"])
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(ismcts, "budget_clock", clock_spy)
+    monkeypatch.setattr(ismcts, "choose", search_spy)
+    game = load_game("krumme10").new(2, 1)
+    seat = game.to_move()[0]
+    request = {"type": "decide", "id": 1, "observation": game.observe(seat)}
+    request.update(legal=game.legal(seat), deadline_ms=40)
+    match = ismcts.Match({"game": "krumme10", "seed": 1, "variant": {}})
+    assert match.decide(request, 0.1, None) in request["legal"]
+    assert not match.failed
+    assert [deadline for deadline, _ in made] == [40]
+    assert used == [made[0][1]]
+
+
 def test_rewards_follow_ranks_score_direction_and_teams() -> None:
     rewards = tree_search.rewards
     assert rewards([10, 5], True, None, 0.0, 10.0) == [1.0, 0.0]

@@ -17,7 +17,9 @@ decision (end now or wait, the discard or the pile) by rollouts of sampled world
 (leylo_rollout.py).
 
 Time: each decision searches for the budget given by `--budget-ms` in bot.toml's
-command (default 100 ms), cut to a tenth of the request's `deadline_ms`.
+command (default 100 ms), cut to a tenth of the request's `deadline_ms`. The budget
+counts the process's CPU time, so a busy machine slows the bot without weakening it,
+and the search also stops once half the deadline has passed in wall time.
 A single legal decision is answered at once. `--iterations N` instead searches
 exactly N iterations per decision whatever the clock says (up to the same deadline
 cut), so that a match depends on the seed alone.
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import random
 import sys
 import time
@@ -57,6 +60,10 @@ DEFAULT_BUDGET_MS = 100
 #: deadline of 1 s gives the full 100 ms; a tournament with a shorter one gets a
 #: shorter search (the demo's 0.3 s: 30 ms).
 DEADLINE_SHARE = 0.1
+#: The budget is CPU time (a busy machine does not make the bot weaker: it thinks as
+#: much, only slower), but the search also stops once this part of the deadline has
+#: passed in wall time, however little CPU it got by then.
+WALL_SHARE = 0.5
 #: Part of the budget after which the Twirkle planner starts no new comparison: one it
 #: has started runs to its end (comparing shifts on a crowded board, some tens of ms).
 TWIRKLE_SHARE = 0.7
@@ -67,6 +74,19 @@ def search_budget(budget_s: float, deadline_ms: float | None) -> float:
     if deadline_ms is None:
         return budget_s
     return max(0.0, min(budget_s, deadline_ms / 1000 * DEADLINE_SHARE))
+
+
+def budget_clock(deadline_ms: float | None) -> Callable[[], float]:
+    """The clock a decision's search budget is counted on: this process's CPU time, which
+    jumps to infinity (the budget is spent) once WALL_SHARE of the deadline has passed."""
+    if deadline_ms is None:
+        return time.process_time
+    wall_end = time.monotonic() + deadline_ms / 1000 * WALL_SHARE
+
+    def clock() -> float:
+        return math.inf if time.monotonic() > wall_end else time.process_time()
+
+    return clock
 
 
 def choose(
@@ -155,7 +175,9 @@ class Match:
         legal = request["legal"]
         if len(legal) == 1 or self.failed:
             return legal[0] if len(legal) == 1 else self.rng.choice(legal)
-        budget = search_budget(budget_s, request.get("deadline_ms"))
+        deadline_ms = request.get("deadline_ms")
+        clock = budget_clock(deadline_ms)
+        budget = search_budget(budget_s, deadline_ms)
         try:
             self.check_rules()
             return choose(
@@ -166,6 +188,7 @@ class Match:
                 game=self.game,
                 budget_s=budget,
                 iterations=iterations,
+                clock=clock,
             )
         except Exception as error:  # an unknown game or rules version, a referee bug
             self.failed = True
