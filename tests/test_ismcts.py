@@ -600,6 +600,26 @@ def test_leylo_final_lap_prefers_ending_at_or_below_the_ender() -> None:
     assert view.last_turn_value(above) == pytest.approx(34)
 
 
+def test_leylo_a_replaced_face_down_card_is_seen_by_the_next_seat() -> None:
+    """Ending by replacing the own last face-down card puts that card face up on the
+    discard pile: the next seat takes it when it is low, so it gets at or below us more
+    often than when it could only draw (the card is not taken blindly, at the mean)."""
+    leylo_plan = load_bot_module("ismcts").leylo_plan
+    observation = leylo_view(5)
+    rival = 1 - observation["seat"]
+    grid = checkered("1", "2")
+    grid[15] = "11"  # 34 points, the 11 worth replacing by almost any card
+    observation["grids"][rival] = grid
+    view = leylo_plan.View(observation)
+    drawing_only = view.at_or_below(rival, None, 30)
+    seeing_it = view.at_or_below(rival, "hidden", 30)
+    assert 0.0 < drawing_only < seeing_it < 1.0
+    mine = checkered("1", "2")
+    mine[1] = "8"  # 24 - 2 + 8: 30 points
+    ending = view.ending_value(mine, "hidden")
+    assert ending == pytest.approx(30 * (1.0 + seeing_it) - leylo_plan.END_BONUS)
+
+
 # ----- leylo: rollouts near the round end (leylo_rollout.py) -----------------------------
 def leylo_rollout_module() -> Any:
     """bots/ismcts/leylo_rollout.py (loading bot.py put its folder on the path)."""

@@ -11,10 +11,11 @@ at the end of every turn shifts a card to set up its own next placement against 
 next seat's sampled hands (twirkle_shift.py, with twirkle_reply.py's fast
 best-placement windows); LEYLO plays the heuristic bot's greedy grid evaluation (plus
 a 2-of-4 line bonus), a cost for what a placement feeds the next seat, and round ends
-valued by the computed chance of being doubled (leylo_plan.py, leylo_endgame.py); near
-the round end in two-player games it compares the greedy choice with the other kind of
-decision (end now or wait, the discard or the pile) by rollouts of sampled worlds
-(leylo_rollout.py).
+valued by the computed chance of being doubled, the next seat seeing a face-down card
+that the ending placement replaces (leylo_plan.py, leylo_endgame.py); near the round end
+in two-player games it compares the greedy choice with the best decision of every other
+kind (end now or wait; the discard, the pile or a swap) by rollouts of sampled worlds,
+and switches only when they prefer another by a clear margin (leylo_rollout.py).
 
 Time: each decision searches for the budget given by `--budget-ms` in bot.toml's
 command (default 100 ms), cut to a tenth of the request's `deadline_ms`. The budget

@@ -16,7 +16,9 @@ the pile by the expectation over the cards it may hold. What it adds to the heur
   computed chance that an opponent ends at or below them after its last turn (the
   sum of its face-down cards drawn from the unseen pool; the last turn played
   greedily with the card left on the discard pile or a pile card), less a small bonus.
-  The heuristic ends only below a fixed margin.
+  A face-down card that the ending placement replaces goes face up onto the discard
+  pile, where the next seat sees it before its last turn: that chance is the mean over
+  the cards it may be (`View.at_or_below`). The heuristic ends only below a fixed margin.
 * A final-lap turn (an opponent ended) minimizes the expected points less the ender's
   points times the chance to end at or below them (the ender doubles then); in the
   last round of a 2-player match it maximizes the chance to win the match.
@@ -27,7 +29,8 @@ the pile by the expectation over the cards it may hold. What it adds to the heur
   Monte Carlo (leylo_rollout.py): worlds sampled from the observation, all candidates
   in the same worlds, the round played out by a cheap copy of the heuristic, scored by
   the round's points with the doubling. Another kind must be better by SWITCH_MARGIN
-  points on average to overrule the greedy choice.
+  points on average to overrule the greedy choice; at most MAX_WORLDS worlds are
+  sampled, fewer when the budget runs out.
 
 Measured with scripts/winrate.py (2 players, 200 games from seed 10000, 100 ms,
 --cpu-clock) against leylo-heuristic: 55.0 % before the feeding and round-end terms,
@@ -68,6 +71,31 @@ ending by a logistic doubling chance instead of the heuristic's margin (-8.0 / +
 with the opponent at up to three (-1.7 / +3.0; with every kind -0.7 on 60000); with
 every kind, a switch margin of 1.5 (+0.3 / +2.0 on 60000 / 70000, the mean score
 margin within 0.6 points).
+
+Where the edge is (paired base, seeds 50000): rounds end in a stand-off, both seats at
+one face-down card (the heuristic ends with the bot at one in 154 of 244 rounds, the
+bot with the heuristic at one in 151 of 199); the ender wins the round by 14-20 points
+when the other still has three or more, which the heuristic does twice as often (64
+rounds to 34 on 80000). Kept, paired as above on seeds 50000 / 60000 / 70000 / 80000
+(the base 66.3 / 73.0 / 69.7 / 67.0 %): the next seat seeing the face-down card an
+ending placement replaces (`View.at_or_below`; +1.3 / 0 / 0 / 0 points, few decisions
+change), and with it SWITCH_MARGIN 1.5: 71.3 / 74.7 / 71.7 / 68.3 % (paired against the
+base +5.0 +- 2.2, +1.7 +- 1.8, +2.0 +- 2.1, +1.3 +- 2.3; a margin of 2 about the same,
+3: -2.0 on 50000), and at most MAX_WORLDS worlds. With the clock, the command of the
+task: seeds 10000 68.2 % (CI 61.5-74.3 %) twice (the cap makes runs repeat; before it,
+67.2 and 62.3 %), --first-seed 50000 74.0 %, 60000 72.8 %, 70000 71.5 %, 80000 66.8 %;
+slowest decision 71-74 ms; 3 players 45.0 % (60 games), 100 % against random (40
+games). Did not help (paired, win
+points on 50000 / 60000): an ending bonus of the next seat's expected gain in one turn
+(-0.7 / 0.0; 2.5 times it: 0.0 on 50000), or of 4 (-3.2 +- 1.6 on 50000); line bonuses
+scaled down when few completing cards are left (+0.7 / +0.3); a tempo of 0 when the own
+grid is 3 points worse than the other's (0.0 / -9.6), of 2 then (-4.7), 1.5 (-6.1 on
+50000) or 0.5 (-1.3 / -6.3); in the last round, ending whenever that wins the match
+with 90 % (0.0, the margin 1.6 points worse); a cost for a discard that lets the next
+seat end safely (-0.5, it rarely applies); switching only when the rollouts' advantage
+exceeds one (+3.3 / -7.7, 70000 -2.0) or two standard errors (+4.7 / -10.3); a switch
+margin growing by half the greedy evaluation's gap (0.0 / 0.0), or of 3 for a pass by
+a swap (-0.7 / -2.0); the opponent at up to three face-down cards (-1.7 on 50000).
 Standard library only (the rollouts also use arena.games).
 """
 
@@ -238,9 +266,22 @@ class View:
         for seat in range(self.obs["players"]):
             if seat != self.seat:
                 next_seat = seat == (self.seat + 1) % self.obs["players"]
-                dist = self.last_turn(seat).distribution(top if next_seat else None)
-                lowest *= 1.0 - at_most(dist, points)
+                lowest *= 1.0 - self.at_or_below(seat, top if next_seat else None, points)
         return points * (2.0 - lowest) - END_BONUS
+
+    def at_or_below(self, seat: int, top: str | None, points: int) -> float:
+        """The chance that `seat` ends at or below `points` after its last turn, with
+        `top` on the discard pile. "hidden" is the own face-down card a placement replaces:
+        it goes face up onto the pile, so the next seat sees it and takes it when it is good
+        (as one unknown card it would be taken blindly, at the mean: the chance came out
+        too low). That case is the mean over the cards it may be."""
+        model = self.last_turn(seat)
+        pool = self.hidden_pool
+        total = sum(pool.values())
+        if top != "hidden" or not total:
+            return at_most(model.distribution(None if top == "hidden" else top), points)
+        chance = sum(k * at_most(model.distribution(card), points) for card, k in pool.items() if k)
+        return chance / total
 
     def last_turn_value(self, grid: list[str]) -> float:
         """A final-lap grid: the expected points, less the ender's points times the chance
@@ -475,13 +516,22 @@ def choose(
 #: Part of the decision's budget after which no new world starts (one world's rollouts
 #: take a few ms).
 BUDGET_SHARE = 0.7
+#: At most this many worlds a decision, whatever the clock allows: a decision then
+#: depends on how fast the machine is only when the clock cuts it (the same command
+#: gave 67.2 % on a loaded machine and 62.3 % on an idle one before the cap), and
+#: it is the count the paired blocks measure (60 iterations at BUDGET_SHARE). No other
+#: count measured better (150-game blocks, seeds 50000 / 60000: 30 worlds -9.7 / -10.7
+#: points, 51 -7.3 / -5.7, 60 -7.7 on 50000, 73 -4.3 / +1.3; as every game diverges
+#: then, each difference is +- 4.6, so this says no more than: not better).
+MAX_WORLDS = 42
 #: The round end is near when the bot keeps at most this many face-down cards ...
 OWN_HIDDEN = 1
 #: ... and an opponent at most this many: then candidates are compared by rollouts.
 OTHER_HIDDEN = 2
 #: Mean points by which the rollouts must prefer another kind of decision over the
-#: greedy choice to overrule it.
-SWITCH_MARGIN = 1.0
+#: greedy choice to overrule it: a few dozen worlds are noisy, and a switch on noise
+#: costs (1.5 won 2.2 % more games than 1.0 over four paired 150-game blocks).
+SWITCH_MARGIN = 1.5
 
 
 def near_round_end(obs: dict[str, Any]) -> bool:
@@ -516,7 +566,11 @@ def rolled_out(
     if not rivals:
         return greedy
     sim = sim_for(view)
-    means, _ = leylo_rollout.compare(view.obs, [greedy, *rivals], sim, rng, more)
+
+    def capped(done: int) -> bool:
+        return done < MAX_WORLDS and more(done)
+
+    means, _ = leylo_rollout.compare(view.obs, [greedy, *rivals], sim, rng, capped)
     best = min(range(len(means)), key=means.__getitem__)
     return greedy if best == 0 or means[best] >= means[0] - SWITCH_MARGIN else rivals[best - 1]
 

@@ -10,14 +10,15 @@ worlds with the same chance draws (common random numbers), and the round is play
 out to its end by `Sim`, a cheap copy of the greedy policy of bots/leylo-heuristic on
 the referee's own state (tens of microseconds a turn, where the greedy evaluation
 costs 1 ms a decision): about 0.55 ms a world of two candidates (0.9 ms before the
-line table below), so some 80 worlds of three candidates in 70 ms. A candidate is
-worth the round's scores as the referee counts them, doubling included: own score
-less the opponents' mean (in the last round of a 2-player match, winning the match
-first). The rollouts play through the public `apply` and `legal` (about 15 % slower
-than the referee's private `_apply`; they still read the state's grids and piles
-directly). A line a placement completes is found in a cached table of the cards that
-complete three given ones (`completers`), 1.6 times cheaper a world than testing
-every card against every line as before. Standard library plus arena.games only.
+line table below), so some 80 worlds of three candidates would fit in 70 ms
+(leylo_plan takes at most MAX_WORLDS, 42). A candidate is worth the round's scores as
+the referee counts them, doubling included: own score less the opponents' mean (in the
+last round of a 2-player match, winning the match first). The rollouts play through
+the public `apply` and `legal` (about 15 % slower than the referee's private `_apply`;
+they still read the state's grids and piles directly). A line a placement completes is
+found in a cached table of the cards that complete three given ones (`completers`),
+1.6 times cheaper a world than testing every card against every line as before.
+Standard library plus arena.games only.
 """
 
 from __future__ import annotations
