@@ -4,21 +4,24 @@ The quick bots (random, first-legal, the heuristics: milliseconds a decision) pl
 round robin of every game. A search bot thinks up to a tenth of a second a decision,
 so in that round robin it would take most of an hour. It plays a gauntlet of its own
 instead: the game's heuristic plays the search bot and random play, so every search
-game is one against the heuristic, the comparison that needs the games. How long the
-search may think and how many deals it gets differ by game (`SEARCH_TABLES`): the
-ISMCTS bot searches a tenth of the decision timeout (in CPU time), and what that buys
-differs. Measured with scripts/winrate.py (2 players, against the heuristic, CPU
-clock): at 30 ms Krumme10 won 58.5 % of 100 games and cost 0.65 s of CPU a game, at
-100 ms 71.2 % of 200 at 1.6 s; LEYLO and Twirkle decide most moves by a plan and cost
-only 1.4 times as much at 100 ms (LEYLO 0.66 s a game, Twirkle 1.0 s); Take That costs
-2.1 s a game at 30 ms (66.0 % of 100 games) and 6.4 s at 100 ms (and with one round a
-match instead of two, 3.2 s at 100 ms for 66.0 %: no better). So Take That searches
-30 ms and the others 100 ms, with the deals below: about a minute for the whole demo on
-2 quiet cores (61 s, seeds 1 and 7). scripts/ladder_odds.py gives how often a table's
-ratings then rank random < heuristic < search: Take That (10 deals, at the 62.5 % the
-search won in eight demo runs) 74 %, Krumme10 (12, at 71 %) 93 %, LEYLO (15, at 70 %)
-94 %, Twirkle (6, at 85 %) 96 %. In those eight runs (seeds 1-7, 1 twice) the last three held
-every time, Take That's in five.
+game is one against the heuristic, the comparison that needs the games.
+
+How long the search may think and how many deals it gets differ by game
+(`SEARCH_TABLES`): the ISMCTS bot searches a tenth of the decision timeout (in CPU
+time), and what that buys differs. Measured with scripts/winrate.py (2 players, against
+the heuristic, CPU clock): at 30 ms Krumme10 won 58.5 % of 100 games and cost 0.65 s of
+CPU a game, at 100 ms 71.2 % of 200 at 1.6 s; LEYLO and Twirkle decide most moves by a
+plan and cost only 1.4 times as much at 100 ms (LEYLO 0.66 s a game, Twirkle 1.0 s);
+Take That costs 2.1 s a game at 30 ms (66.0 % of 100 games) and 6.4 s at 100 ms (and
+with one round a match instead of two, 3.2 s at 100 ms for 66.0 %: no better). So Take
+That searches 30 ms and the others 100 ms, with the deals below: about a minute for the
+whole demo on 2 quiet cores (61 s, seeds 1 and 7). In ten runs of the demo (seeds 1-7,
+the wheel of the CI among them) the search won against the heuristic: Take That 128 of
+200 games (64 %), Krumme10 162 of 240 (68 %), LEYLO 191 of 300 (64 %), Twirkle 107 of
+120 (89 %); scripts/ladder_odds.py gives how often a table's ratings rank random <
+heuristic < search at those rates: 78, 88, 85 and 98 %, all four about 58 %; in those
+ten runs all four held in six.
+
 Each tournament prints its own leaderboard (ratings from its matches only).
 """
 
