@@ -96,6 +96,14 @@ seat end safely (-0.5, it rarely applies); switching only when the rollouts' adv
 exceeds one (+3.3 / -7.7, 70000 -2.0) or two standard errors (+4.7 / -10.3); a switch
 margin growing by half the greedy evaluation's gap (0.0 / 0.0), or of 3 for a pass by
 a swap (-0.7 / -2.0); the opponent at up to three face-down cards (-1.7 on 50000).
+The rollouts' players (paired the same way, win points +- one standard error): the
+opponent's seat played by the real leylo-heuristic on its own view of the world -3.3 +-
+3.4 / -2.7 +- 3.3 (70000 -2.4 +- 3.8; its slowest decisions 378-975 ms); both seats so
+-6.0 +- 6.4 (42 games); the bot's own seat ending by a cheap copy of its doubling chance
+(within 0.05 of `View.at_or_below`) -2.0 / -7.0 / -2.0 / -1.7 on 50000-80000 (its future
+self ending at the right time makes waiting look better: it ended fewer rounds), with a
+penalty of 3 for ending -6.3 / -8.3; passing with a swap that completes a line 0.0 / +0.7
+/ -0.7 / -0.7; rollouts only with the opponent at one face-down card -4.3 +- 2.3.
 Standard library only (the rollouts also use arena.games).
 """
 
