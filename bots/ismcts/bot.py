@@ -59,7 +59,7 @@ DEFAULT_BUDGET_MS = 100
 #: over (a Twirkle playout can take a few milliseconds, a first sample of a new Krumme10
 #: situation tens), encoding the answer, the pipes and a busy machine. arena's default
 #: deadline of 1 s gives the full 100 ms; a tournament with a shorter one gets a
-#: shorter search (the demo's 0.3 s: 30 ms).
+#: shorter search (the demo's 0.3 s in Take That: 30 ms).
 DEADLINE_SHARE = 0.1
 #: The budget is CPU time (a busy machine does not make the bot weaker: it thinks as
 #: much, only slower), but the search also stops once this part of the deadline has
