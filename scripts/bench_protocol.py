@@ -6,11 +6,16 @@ Subjects (each a fresh process per round, warmed up with --warmup untimed trips)
 - C echo: a tiny C program compiled here with gcc into a temporary folder (getline, fwrite,
   fflush: one line in, the same line out), driven over plain pipes by a blocking
   os.write + os.read loop. It echoes the whole request line: the floor for a round trip.
+- C echo own session: the same echo started in a session of its own (setsid), as every
+  sandboxed bot is. Where the kernel groups sessions for the scheduler (autogroup, on
+  here: /proc/sys/kernel/sched_autogroup_enabled), that alone puts the echo in a
+  scheduling group apart from arena's, as a bot's CPU cgroup does; on one core each
+  switch between the groups costs the scheduler more. Not a goal's baseline: it shows
+  that part of the sandbox's cost alone.
 - C echo sandboxed: the same echo started the way arena starts a bot (arena.sandbox.launch:
-  bubblewrap, the bot's own cgroup, seccomp), driven the same way. Not a goal's baseline:
-  the ratio to it shows arena's protocol work apart from what the sandbox costs every
-  bot (on one core, a process in its own CPU cgroup makes each switch cost the
-  scheduler more).
+  bubblewrap, its own session, the bot's own cgroup, seccomp), driven the same way. Not
+  a goal's baseline: the ratio to it shows arena's protocol work apart from what the
+  sandbox costs every bot.
 - arena + first-legal (C): BotProcess.decide against bots/first-legal in its sandbox,
   then protocol.find_legal on the answer: exactly the runner's per-decision protocol
   work (match._ask) after the referee has built the request dict. The C bot answers
@@ -182,9 +187,20 @@ class Running:
     prepare: Callable[[int, int], None] | None = None
 
 
-def start_echo(argv: list[str], line: bytes) -> Running:
-    """An echo over plain pipes; a trip writes the request line and reads it back."""
-    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+def start_echo(argv: list[str], line: bytes, new_session: bool = False) -> Running:
+    """An echo over plain pipes; a trip writes the request line and reads it back.
+
+    With `new_session` the echo starts in a session of its own, as every sandboxed bot
+    does: where the kernel groups sessions for the scheduler (autogroup), that alone
+    puts it in a scheduling group apart from arena's, as the bot's CPU cgroup does.
+    """
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        bufsize=0,
+        start_new_session=new_session,
+    )
     return _echo_trips(process, line, lambda: process.wait())
 
 
@@ -358,6 +374,12 @@ def bench_round_trips(n: int, rounds: int, warmup: int) -> None:
             subjects += [
                 Subject(f"C echo, {place}", "C", lambda: start_echo([echo], line), core),
                 Subject(
+                    f"C echo own session, {place}",
+                    "C",
+                    lambda: start_echo([echo], line, new_session=True),
+                    core,
+                ),
+                Subject(
                     f"C echo sandboxed, {place}",
                     "C",
                     lambda: start_sandboxed_echo(boxed, line),
@@ -408,9 +430,12 @@ def bench_round_trips(n: int, rounds: int, warmup: int) -> None:
         print(f"  {subject.label:38s} {' | '.join(sorted(subject.seen))}")
     print("ratios (per round: subject / its echo in the same placement), median [min..max]:")
     # (subject, baseline, goal): the goals compare with the plain echoes; the sandboxed
-    # echo pays what every bot pays for its sandbox (its own cgroup costs the scheduler
-    # work at each switch), so the ratio to it is arena's protocol work alone
+    # echo pays what every bot pays for its sandbox (on one core mostly its scheduling
+    # group apart from arena's: its own session, its CPU cgroup; the echo in its own
+    # session shows that part alone), so the ratio to it is arena's protocol work alone
     pairs = (
+        ("C echo own session", "C echo", None, None),
+        ("C echo sandboxed", "C echo", None, None),
         ("arena + first-legal (C)", "C echo", 1.5, 1.3),
         ("arena + first-legal (C)", "C echo sandboxed", None, None),
         ("arena + random (Python)", "Python json echo", 2.0, 2.0),
