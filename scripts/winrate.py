@@ -205,8 +205,20 @@ def main() -> None:
     parser.add_argument("--first-seed", type=int, default=10_000)
     parser.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
-    spec = load_game(args.game).spec
-    variant = spec.resolve_variant(dict(v.split("=", 1) for v in args.variant))
+    for setting in args.variant:
+        if "=" not in setting:
+            parser.error(f"--variant takes KEY=VALUE, got {setting!r}")
+    try:
+        spec = load_game(args.game).spec
+        variant = spec.resolve_variant(dict(v.split("=", 1) for v in args.variant))
+    except ValueError as error:  # an unknown game, a bad variant (GameError is one)
+        parser.error(str(error))
+    for folder in (args.bot, args.against):
+        if folder != "random" and not (ROOT / "bots" / folder / "bot.py").is_file():
+            parser.error(
+                f"bots/{folder}/bot.py not found: BOT and OTHER play in-process, so "
+                "each must be a Python bot folder with a pure choose() (or random)"
+            )
     counts = args.players or range(spec.min_players, spec.max_players + 1)
     for players in counts:
         setup = Setup(
