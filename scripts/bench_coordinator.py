@@ -43,6 +43,7 @@ from typing import Any
 
 from sqlalchemy import insert
 
+from arena.errors import StoreError
 from arena.games import load_game
 from arena.match import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
 from arena.models import Bot, BotVersion, Match, Tournament
@@ -95,15 +96,19 @@ def build(store: Store, bots: int) -> None:
 def schedule(store: Store, bots: int, count: int, matches: int, seed: int) -> int:
     """A tournament of `matches` matches of `count` players; its id."""
     rng = random.Random(seed)
+    version = load_game(GAME).spec.version
     tournament = Tournament(
-        name=f"bench-{count}p-{seed}", game=GAME, game_version=load_game(GAME).spec.version,
+        name=f"bench-{count}p-{seed}", game=GAME, game_version=version,
         format="round-robin", players=count, rounds=1, seed=seed, variant={},
         settings={"decision_timeout": 1.0, "startup_timeout": 10.0, "suspend_after": 5},
     )  # fmt: skip
     lineups = [rng.sample(range(1, bots + 1), count) for _ in range(matches)]
     return store.create_tournament(
         tournament,
-        [Match(number=i, game=GAME, seed=i, lineup=lineup) for i, lineup in enumerate(lineups)],
+        [
+            Match(number=i, game=GAME, game_version=version, seed=i, lineup=lineup)
+            for i, lineup in enumerate(lineups)
+        ],
     )
 
 
@@ -189,6 +194,11 @@ def main() -> None:
     parser.add_argument("--per-round", type=int, default=400)
     parser.add_argument("--bots", type=int, default=12)
     args = parser.parse_args()
+    for url in args.db or []:
+        try:
+            Store(url).close()  # a malformed URL or an unreachable server: one line
+        except StoreError as error:
+            parser.error(str(error))
     print(
         f"{GAME}, {args.bots} bots, {args.rounds} rounds x {args.per_round} matches per player"
         " count; median (min..max) over rounds"

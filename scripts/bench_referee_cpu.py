@@ -111,9 +111,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", metavar="GAME:PLAYERS")
     args = parser.parse_args()
+    try:
+        for name in [*args.game, *([args.profile.split(":")[0]] if args.profile else [])]:
+            load_game(name)
+    except ValueError as error:  # UnknownGameError names the games there are
+        parser.error(str(error))
 
     if args.profile:
-        name, players = args.profile.split(":")
+        name, _, players = args.profile.partition(":")
+        if not players.isdigit():
+            parser.error(f"--profile takes GAME:PLAYERS, got {args.profile!r}")
         game_class = load_game(name)
         matches = record(game_class, int(players), args.matches)
         profiler = cProfile.Profile()

@@ -144,7 +144,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
-    games = [load_game(g) for g in args.game] or all_games()
+    try:
+        games = [load_game(g) for g in args.game] or all_games()
+    except ValueError as error:  # UnknownGameError names the games there are
+        parser.error(str(error))
     print(
         f"{'game':<10} {'players':>7} {'timed':<6} {'wall/s':>9} {'min..max':>13} "
         f"{'cpu/s':>9} {'decisions':>10}"

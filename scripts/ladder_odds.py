@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import random
 
+from arena.games import load_game
 from arena.rating import Skill, rate
 from arena.tournament.formats import FORMATS
 
@@ -61,6 +62,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    try:
+        load_game(args.game)
+    except ValueError as error:  # UnknownGameError names the games there are
+        parser.error(str(error))
+    if not 0.0 <= args.edge <= 1.0:
+        parser.error(f"--edge is a win rate between 0 and 1, got {args.edge}")
+    if args.runs < 1 or min(args.deals) < 1:
+        parser.error("--runs and --deals must be at least 1")
     for deals in args.deals:
         rng = random.Random(args.seed)
         held = [

@@ -1,0 +1,48 @@
+"""The measuring scripts: a short winrate run, and bad input refused in one line, exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+
+
+def script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / name), *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_short_winrate_run_reports_the_win_rate_with_its_interval() -> None:
+    done = script("winrate.py", "take-that", "--bot", "take-that-heuristic", "--games", "4")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("take-that 2 players, 4 games: take-that-heuristic vs random")
+    assert "95% CI" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["winrate.py", "nope", "--bot", "random"], "unknown game 'nope'"),
+        (["winrate.py", "take-that", "--bot", "first-legal"], "bots/first-legal/bot.py not found"),
+        (["winrate.py", "take-that", "--bot", "random", "--against", "x"], "bots/x/bot.py"),
+        (["winrate.py", "take-that", "--bot", "random", "--variant", "rounds"], "KEY=VALUE"),
+        (["winrate.py", "take-that", "--bot", "random", "--variant", "x=1"], "no variant 'x'"),
+        (["ladder_odds.py", "nope", "--edge", "0.6"], "unknown game 'nope'"),
+        (["ladder_odds.py", "leylo", "--edge", "1.6"], "between 0 and 1"),
+        (["bench_referees.py", "--game", "nope"], "unknown game 'nope'"),
+        (["bench_referee_cpu.py", "--profile", "nope:2"], "unknown game 'nope'"),
+        (["bench_referee_cpu.py", "--profile", "leylo"], "GAME:PLAYERS"),
+        (["bench_coordinator.py", "--db", "nope://x"], "bad database URL"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
+    done = script(*args)
+    assert done.returncode == 2, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"{args[0]}: error:") and message in last
+    assert "Traceback" not in done.stderr
