@@ -194,7 +194,7 @@ def main() -> None:
                 name="recording", game=GAME, game_version=1, format="round-robin",
                 players=SEATS, rounds=1, seed=0, variant={}, settings={},
             ),
-            [Match(number=i, game=GAME, seed=i, lineup=[1, 2, 3])
+            [Match(number=i, game=GAME, game_version=1, seed=i, lineup=[1, 2, 3])
              for i in range(args.rounds * args.record)],
         )  # fmt: skip
         pending = iter(store.matches(schedule_id))

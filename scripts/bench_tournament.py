@@ -27,6 +27,7 @@ code, the two trees taking turns round by round; it prints the per-round ratio.
 from __future__ import annotations
 
 import argparse
+import functools
 import resource
 import statistics
 import subprocess
@@ -89,6 +90,11 @@ def run_once(
     return count / took, thinking / max(match_time, 1e-9), took, cpu
 
 
+def rate_take_that(before: list[rating.Skill], ranks: list[int]) -> list[rating.Skill]:
+    """A two-player Take That rating update (what `Store.record` is handed)."""
+    return rating.rate("take-that", before, ranks)
+
+
 def record_cost(n: int = 500) -> float:
     """Milliseconds per recorded match, one per transaction: rating plus the transaction."""
     with tempfile.TemporaryDirectory() as home:
@@ -106,7 +112,10 @@ def record_cost(n: int = 500) -> float:
             variant={},
             settings={},
         )
-        schedule = [Match(number=i, game="take-that", seed=i, lineup=[a, b]) for i in range(n)]
+        schedule = [
+            Match(number=i, game="take-that", game_version=1, seed=i, lineup=[a, b])
+            for i in range(n)
+        ]
         tid = store.create_tournament(tournament, schedule)
         matches = store.matches(tid)
         replay = "{" + '"x":' + "1," * 2000 + '"y":1}'  # a replay of realistic size (~4 KB)
@@ -115,7 +124,7 @@ def record_cost(n: int = 500) -> float:
             ranks = [1, 2] if i % 2 else [2, 1]
             seats = [SeatRecord(0, a, 1, ranks[0], "ok"), SeatRecord(1, b, 0, ranks[1], "ok")]
             record = MatchRecord(match.id or 0, "normal", seats, replay=replay)
-            store.record(record, lambda before, r=ranks: rating.rate("take-that", before, r))
+            store.record(record, functools.partial(rate_take_that, ranks=ranks))
         took = time.perf_counter() - began
         store.close()
     return took / n * 1000
@@ -153,10 +162,10 @@ def main() -> None:
         label = "fresh" if fresh else "reused"
         row = f"{workers:7d}  {label:9s}  {pin!s:6s}  {rate_:19s}  {share:8.0%}"
         print(f"{row}  {took:6.1f}  {cpu:5.1f}")
-    reused, fresh = runs[(1, False, False)], runs[(1, True, False)]
-    gains = [a[0] / b[0] for a, b in zip(reused, fresh, strict=True)]
+    reused, fresh_runs = runs[(1, False, False)], runs[(1, True, False)]
+    gains = [a[0] / b[0] for a, b in zip(reused, fresh_runs, strict=True)]
     print(f"reuse vs fresh (1 worker, matches/s, per round): {spread(gains, 2)}x")
-    cpu_gains = [b[3] / a[3] for a, b in zip(reused, fresh, strict=True)]
+    cpu_gains = [b[3] / a[3] for a, b in zip(reused, fresh_runs, strict=True)]
     print(f"fresh vs reuse CPU seconds (1 worker, per round): {spread(cpu_gains, 2)}x")
     pinned = runs[(2, False, True)]
     scaling = [a[0] / b[0] for a, b in zip(pinned, reused, strict=True)]
