@@ -54,6 +54,8 @@ sys.path.insert(0, str(ROOT))
 from distributed import Client  # noqa: E402
 
 from arena import registry  # noqa: E402
+from arena.games import load_game  # noqa: E402
+from arena.manifest import find_bot  # noqa: E402
 from arena.store import Store  # noqa: E402
 from arena.tournament import executors, runner  # noqa: E402
 from arena.tournament.config import TournamentConfig  # noqa: E402
@@ -146,6 +148,12 @@ def main() -> None:
     args = parser.parse_args()
     logging.getLogger("distributed").setLevel(logging.ERROR)
     bots = tuple(args.bots.split(","))
+    try:
+        load_game(args.game)
+        for bot in bots:
+            find_bot(bot)
+    except ValueError as error:  # an unknown game or bot, named with those there are
+        parser.error(str(error))
     counts = [int(n) for n in args.workers.split(",")]
     config = TournamentConfig(game=args.game, bots=bots, rounds=args.rounds, seed=3)
     with tempfile.TemporaryDirectory() as folder:

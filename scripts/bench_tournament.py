@@ -43,6 +43,8 @@ TREE = Path(sys.argv[sys.argv.index("--tree") + 1]) if "--tree" in sys.argv[:-1]
 sys.path.insert(0, str(TREE))
 
 from arena import rating  # noqa: E402
+from arena.games import load_game  # noqa: E402
+from arena.manifest import find_bot  # noqa: E402
 from arena.models import Match, Tournament  # noqa: E402
 from arena.store import MatchRecord, SeatRecord, Store  # noqa: E402
 from arena.tournament import executors, runner  # noqa: E402
@@ -141,6 +143,12 @@ def main() -> None:
     parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)  # read above, at import
     args = parser.parse_args()
     bots = tuple(args.bots.split(","))
+    try:
+        load_game(args.game)
+        for bot in bots:
+            find_bot(bot)
+    except ValueError as error:  # an unknown game or bot, named with those there are
+        parser.error(str(error))
     if args.one:  # one fresh-process tournament; prints matches/s
         print(run_once(args.game, bots, args.rounds, 1, True, False)[0])
         return

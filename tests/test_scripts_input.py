@@ -38,6 +38,9 @@ def test_a_short_winrate_run_reports_the_win_rate_with_its_interval() -> None:
         (["bench_referee_cpu.py", "--profile", "nope:2"], "unknown game 'nope'"),
         (["bench_referee_cpu.py", "--profile", "leylo"], "GAME:PLAYERS"),
         (["bench_coordinator.py", "--db", "nope://x"], "bad database URL"),
+        (["bench_tournament.py", "--game", "nope"], "unknown game 'nope'"),
+        (["bench_tournament.py", "--bots", "nope,random"], "no bundled bot 'nope'"),
+        (["bench_dask.py", "--bots", "random,nope"], "no bundled bot 'nope'"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
