@@ -203,6 +203,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--deadline", type=float, default=0.05, help="decision deadline (s)")
     args = parser.parse_args()
+    if args.decisions < 1 or args.rounds < 1 or args.deadline <= 0:
+        parser.error("--decisions and --rounds must be at least 1, --deadline above 0")
     found = protections()
     print(
         f"{os.cpu_count()} cores; bots {'in bubblewrap' if found.bwrap else 'NOT sandboxed'}; "

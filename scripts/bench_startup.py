@@ -74,6 +74,8 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=30)
     parser.add_argument("--here", action="store_true", help="measure in this process only")
     args = parser.parse_args()
+    if args.n < 1:
+        parser.error("--n must be at least 1")
     if args.here:
         measure(args.n)
         return

@@ -41,6 +41,8 @@ def test_a_short_winrate_run_reports_the_win_rate_with_its_interval() -> None:
         (["bench_tournament.py", "--game", "nope"], "unknown game 'nope'"),
         (["bench_tournament.py", "--bots", "nope,random"], "no bundled bot 'nope'"),
         (["bench_dask.py", "--bots", "random,nope"], "no bundled bot 'nope'"),
+        (["bench_fairness.py", "--decisions", "0"], "at least 1"),
+        (["bench_startup.py", "--n", "0"], "at least 1"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
