@@ -28,7 +28,11 @@ the game's heuristic (scripts/winrate.py, 2 players, 60-120 seeded games):
   --against take-that-heuristic --players 2 --cpu-clock --workers 1` (100 ms CPU):
   seeds 10000, 200 games, 76.8 % (95 % CI 70.4-82.1 %), 84.8 ms CPU a decision,
   slowest 165 ms; seeds 60000, 100 games, 76.0 % (66.8-83.3 %);
-  seeds 50000, 100 games, 71.5 % (62.0-79.4 %).
+  seeds 50000, 100 games, 71.5 % (62.0-79.4 %). With the faster opponent model
+  (take_that_model.py: the same choices, ~15 % more iterations) seeds 10000, 200 games:
+  72.5 % (65.9-78.2 %), 83.6 ms, slowest 144 ms; at 30 ms 66.0 % (59.2-72.2 %), where
+  the model before it won 61.5 % (54.6-68.0 %) of the same 200 games: the same strength
+  within the noise of a 200-game run either way.
   At 30 ms (`--budget-ms 30`, seeds 10000, 100 games) 66.0 %, where the old
   search won 69.0 % of the same games; 3 players (one search, two heuristics, 60
   games) 50.0 %, the old search 33.3 %; against random seats (40 games) 100 %.
