@@ -272,3 +272,25 @@ def test_resume_runs_with_the_tournaments_own_settings_unless_overridden(
     assert cli.invoke(app, [*overridden, "--pin"]).exit_code == 0
     # (workers, fresh processes, pin, quiet, executor)
     assert calls == [(2, True, False, False, "local"), (1, False, True, False, "local")]
+
+
+def test_ctrl_c_inside_a_commit_waits_for_it_and_is_noted() -> None:
+    """While the runner records a batch, Ctrl-C only sets the event (raised in the middle
+    of a commit it could leave the write lock held and the run could not be marked
+    interrupted); outside, it raises KeyboardInterrupt as usual."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    noted, shielded, restore = runner._note_ctrl_c()
+    try:
+        with shielded():
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # the handler runs between bytecodes, soon after the kill
+                if noted.is_set():
+                    break
+        assert noted.is_set()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(100_000):
+                pass
+    finally:
+        restore()
+        signal.signal(signal.SIGINT, previous)

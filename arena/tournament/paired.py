@@ -168,6 +168,7 @@ def run(
     store.set_tournament_status(tournament.id, "running")
     executor = open_executor(LOCAL, settings.workers, reuse=True, pin=False)
     stopped = True
+    ctrl_c, shielded, restore_handler = runner._note_ctrl_c()  # no Ctrl-C inside a commit
     try:
         void_in_a_row = 0
         while state.pairs + state.void_pairs < settings.max_pairs:
@@ -184,15 +185,19 @@ def run(
                 for k, seats in enumerate(rotations((versions[0], versions[1])))
             ]
             numbers = [m.number for m in matches]  # the objects expire once stored
-            store.add_matches(tournament.id, matches)
+            with shielded():
+                store.add_matches(tournament.id, matches)
             written = {m.number: m for m in store.matches(tournament.id, recorded=False)}
             pair = [written[n] for n in numbers]
             futures = [executor.submit(runner._spec(tournament, m, refs, secret)) for m in pair]
             results = [f.result() for f in futures]
             outcomes = []
             for match, result in zip(pair, results, strict=True):
-                runner._record(store, settings.game, match, result, set())
+                with shielded():
+                    runner._record(store, settings.game, match, result, set())
                 outcomes.append(_outcome(result, match.lineup.index(versions[0])))
+            if ctrl_c.is_set():  # noted during a commit
+                raise KeyboardInterrupt
             first, second = outcomes
             if first is None or second is None:
                 state.void_pairs += 1
@@ -217,6 +222,7 @@ def run(
             store.set_tournament_status(tournament.id, "interrupted")
         raise
     finally:
+        restore_handler()
         executor.shutdown(now=stopped)
     store.set_tournament_status(tournament.id, "finished")
     return state

@@ -253,7 +253,7 @@ def run(
         pool = executor
     store.set_tournament_status(tournament_id, "running")
     stopped = True  # until the loop ends normally: then idle workers may finish politely
-    ctrl_c, restore_handler = _note_ctrl_c()
+    ctrl_c, shielded, restore_handler = _note_ctrl_c()
     try:
         results = (
             played
@@ -267,9 +267,10 @@ def run(
             played.append((done, match, result, _note(suspensions, match, result)))
             if more and len(batch) < MAX_BATCH:
                 continue  # the next result is there already: record both together
-            store.record_many(batch)
+            with shielded():  # a Ctrl-C now waits for the commit (see _note_ctrl_c)
+                store.record_many(batch)
             batch.clear()
-            if ctrl_c.is_set():  # its KeyboardInterrupt was lost (see _ctrl_c_noted)
+            if ctrl_c.is_set():  # noted during the commit, or its KeyboardInterrupt was lost
                 raise KeyboardInterrupt
             if on_progress is not None:  # recorded now: tell of them
                 for number, was, outcome, newly in played:
@@ -290,25 +291,43 @@ def run(
     store.set_tournament_status(tournament_id, "finished")
 
 
-def _note_ctrl_c() -> tuple[threading.Event, Callable[[], None]]:
-    """While the run lasts, Ctrl-C also sets an event; returns it and how to undo this.
+def _note_ctrl_c() -> tuple[
+    threading.Event, Callable[[], contextlib.AbstractContextManager[None]], Callable[[], None]
+]:
+    """While the run lasts, Ctrl-C also sets an event; returns it, a shield, and how to
+    undo this.
 
     Python raises KeyboardInterrupt wherever the main thread happens to be, and
     there a finalizer or a library may swallow it (a finalizer's exceptions are only
     printed): the run would go on to the end. The runner checks the event after
     every recorded match, so a Ctrl-C stops the run at the latest one match later.
+    Inside the shield a Ctrl-C only sets the event: raised in the middle of a commit,
+    it could leave that transaction open on a connection the traceback keeps alive,
+    and marking the run `interrupted` would then wait for its write lock and fail.
     Only the main thread can set a handler; elsewhere the event is never set.
     """
     noted = threading.Event()
+    shielding = threading.Event()
+
+    @contextlib.contextmanager
+    def shielded() -> Iterator[None]:
+        shielding.set()
+        try:
+            yield
+        finally:
+            shielding.clear()
+
     if threading.current_thread() is not threading.main_thread():
-        return noted, lambda: None
+        return noted, shielded, lambda: None
     previous = signal.getsignal(signal.SIGINT)
     if previous is not signal.default_int_handler:
-        return noted, lambda: None  # SIGINT ignored, or someone else's handler: leave it
+        # SIGINT ignored, or someone else's handler: leave it
+        return noted, shielded, lambda: None
 
     def handler(signum: int, frame: object) -> None:
         noted.set()
-        raise KeyboardInterrupt
+        if not shielding.is_set():
+            raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, handler)
 
@@ -316,7 +335,7 @@ def _note_ctrl_c() -> tuple[threading.Event, Callable[[], None]]:
         with contextlib.suppress(ValueError):
             signal.signal(signal.SIGINT, previous)
 
-    return noted, restore
+    return noted, shielded, restore
 
 
 class Interrupted(RuntimeError):
