@@ -163,31 +163,10 @@ class Seen:
             t = TWIN[r]
             if t and t in unseen_set and (t - last > REACH or last - t > REACH):
                 escape += 1
-        size = self.next_size
-        if size == 0:
-            p_next = 1.0
-        else:
-            key = (self.n, escape, size)
-            p_next = P_NONE.get(key, -1.0)
-            if p_next < 0.0:
-                p_next = P_NONE[key] = p_none(*key)
-        cost = float(penalties)
-        if self.pro and len(row) == 1 and self.draw_pile > 0:
-            cost += self.mean_penalty()
-        gain = p_next * cost
-        others = self.others
-        passes: float = (1.0 - p_next) * (1.0 - 0.5 * p_next) ** (others - 1)
-        later_cost = float(penalties) + GROWTH * others
-        if len(self.hand) == 1:
-            stuck = 1.0
-        elif not self.n:
-            stuck = 0.0
-        else:
-            twins = {TWIN[r] for r in row}
-            twins.discard(card)
-            stuck = 0.0 if not twins.isdisjoint(self.hand_set) else 1.0 - covered / self.n
-        risk = passes * stuck * later_cost
-        return gain - SELF_RISK * risk + hand_value
+        twins = {TWIN[r] for r in row}
+        twins.discard(card)
+        twinned = not twins.isdisjoint(self.hand_set)
+        return self._worth(hand_value, covered, escape, penalties, len(row) == 1, twinned)
 
     def added(
         self, card: int, row_twins: list[int], row_hand: set[int], penalties: int, single: bool
@@ -205,6 +184,21 @@ class Seen:
         t = TWIN[card]
         if t and t in self.unseen_set and (t - card > REACH or card - t > REACH):
             escape += 1
+        twinned = t in self.hand_set or len(row_hand) > (card in row_hand)
+        return self._worth(hand_value, covered, escape, penalties, single, twinned)
+
+    def _worth(
+        self,
+        hand_value: float,
+        covered: int,
+        escape: int,
+        penalties: int,
+        single: bool,
+        twinned: bool,
+    ) -> float:
+        """The rest of `leave` once the row's `escape` count is known: the chance the next
+        seat must take it, the risk of being stuck with it (none when the hand keeps a
+        twin of a row card: `twinned`), the kept hand's worth. `single`: a row of one."""
         size = self.next_size
         if size == 0:
             p_next = 1.0
@@ -222,7 +216,7 @@ class Seen:
         later_cost = float(penalties) + GROWTH * others
         if len(self.hand) == 1:
             stuck = 1.0
-        elif not self.n or t in self.hand_set or len(row_hand) > (card in row_hand):
+        elif not self.n or twinned:
             stuck = 0.0
         else:
             stuck = 1.0 - covered / self.n
