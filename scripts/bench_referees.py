@@ -20,7 +20,8 @@ rotating), `--rounds` rounds, so that load from other processes hits all of them
 alike. Printed per subject: the median playouts/s over the rounds by wall time with
 its min..max, the median by CPU time (``time.process_time``, this process only), and
 the mean decisions per playout. A game without search support shows ``n/a`` for
-``mid``.
+``mid``. ``ARENA_TWIRKLE_ENGINE=python`` in the environment benches Twirkle's pure-Python
+playouts instead of its compiled engine (arena/games/twirkle/fast.py).
 """
 
 from __future__ import annotations

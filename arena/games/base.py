@@ -104,6 +104,13 @@ class Chance:
         twin.simulated = self.simulated
         return twin
 
+    @property
+    def generator(self) -> random.Random | None:
+        """The generator `draw` hands to `make` (None when replaying): for a compiled fast
+        path that draws from a copy of it exactly as `make` would, then stores the state
+        back (twirkle's engine), logging what `draw` would log."""
+        return self._rng
+
     def draw(self, label: str, make: Callable[[random.Random], T]) -> T:
         """Return a random outcome named `label`, made by `make(rng)` when recording.
 

@@ -4,8 +4,9 @@
 unbounded layout with its incrementally kept frontier, leaves, line ends and
 masks, `shifting` the end-of-turn shift (W6), `moves` the compact decisions the
 referee lists and plays, `game` the referee itself, `playout` its random
-playouts a whole turn at a time, and `sampling` what search needs: the hidden
-places and states drawn from one seat's observation.
+playouts a whole turn at a time (`fast`: the same turns in C, by the optional
+compiled `_engine`), and `sampling` what search needs: the hidden places and
+states drawn from one seat's observation.
 """
 
 from arena.games.twirkle.game import Twirkle

@@ -91,6 +91,8 @@ TURN_DECISIONS = 25
 #: T13: at most 108 placing turns with fewer than IDLE_ROUNDS * 4 idle turns before,
 #: between and after them, `TURN_DECISIONS` each.
 MAX_DECISIONS = 110 * (IDLE_ROUNDS * 4 + 1) * TURN_DECISIONS
+#: The chance draw of the bag's new order after an exchange (W5).
+EXCHANGE_DRAW = "bag after exchange"
 #: The 108 cards in kind order, to check a recorded deal against.
 FULL_DECK = full_deck()
 #: The first card of the opening lies at (0, 0) (W8).
@@ -364,11 +366,13 @@ class Twirkle(Game):
         self._moves_list = options
 
     def _playout(self, rng: random.Random, limit: int) -> int:
-        """The plain random loop, whole turns at a time (`playout.Turns`): the same lists,
-        so the same choices. The step loop takes the opening and whatever turn is under
-        way, and the last turn when fewer than `TURN_DECISIONS` of the limit are left."""
+        """The plain random loop, whole turns at a time (`playout.Turns`, or the same turns
+        in C: `fast`): the same lists, so the same choices. The step loop takes the opening
+        and whatever turn is under way, and the last turn when fewer than `TURN_DECISIONS`
+        of the limit are left."""
         made = self._step_playout(rng, limit, to_turn=True)
         if made < limit and self._at_turn_start():
+            made += fast.play_turns(self, rng, limit - made)  # in C, when it is built
             turns = Turns(self, rng)
             while self._at_turn_start() and limit - made >= TURN_DECISIONS:
                 made += turns.play()
@@ -497,7 +501,7 @@ class Twirkle(Game):
         hand.sort()
         contents = sorted(self.bag + self.selected)
         if self.chance.simulated:  # nobody replays a simulation: shuffle the kinds themselves
-            self.bag = self.chance.draw("bag after exchange", partial(_shuffled, contents))
+            self.bag = self.chance.draw(EXCHANGE_DRAW, partial(_shuffled, contents))
             self.bag.reverse()
         else:
             drawn: list[list[int]] = []  # the kinds in their new order, when drawn here
@@ -506,7 +510,7 @@ class Twirkle(Game):
                 drawn.append(_shuffled(contents, rng))
                 return list(map(NAMES.__getitem__, contents))
 
-            order = self.chance.draw("bag after exchange", make)
+            order = self.chance.draw(EXCHANGE_DRAW, make)
             if drawn:  # recorded: `order` names these kinds
                 self.bag = drawn[0]
                 self.bag.reverse()
@@ -719,5 +723,6 @@ def _card_view(cell: Cell, kind: int) -> dict[str, Any]:
     return {"x": x, "y": y, "card": NAMES[kind]}
 
 
-# Imported last: `sampling` needs the Twirkle class for its types only.
-from arena.games.twirkle import sampling  # noqa: E402
+# Imported last: `sampling` needs the Twirkle class for its types only, `fast` the
+# constants above.
+from arena.games.twirkle import fast, sampling  # noqa: E402

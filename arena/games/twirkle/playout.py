@@ -11,7 +11,9 @@ so the rules live in one place; only the listing is repeated here, and the tests
 whole games both ways.
 
 Only whole turns are played here (`Turns.play` needs at least `TURN_DECISIONS` of the
-limit): the referee's step loop takes the partial turns at either end.
+limit): the referee's step loop takes the partial turns at either end. Where the compiled
+engine is built (`fast`, `_engine.c`), it plays these same turns in C, and `Turns` plays
+whatever it leaves; the tests hold the engine to `Turns`.
 """
 
 from __future__ import annotations
