@@ -56,10 +56,13 @@ def package_sources() -> set[str]:
 
 
 def offered() -> set[str]:
-    """And arena's orjson module, where it can be offered (tests/test_bot_json.py)."""
-    if pythonpath.orjson_extension() is None:
-        return set()
-    return {"orjson" + importlib.machinery.EXTENSION_SUFFIXES[0]}
+    """And the compiled modules: arena's orjson, where it can be offered
+    (tests/test_bot_json.py), and arena.games' own (Twirkle's playout engine)."""
+    package = Path(arena.__file__).parent
+    found = {f"arena/{p.relative_to(package)}" for p in pythonpath.games_extensions(package)}
+    if pythonpath.orjson_extension() is not None:
+        found.add("orjson" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    return found
 
 
 # ----- a bot that searches with the referee plays real matches -----------------------
@@ -103,6 +106,8 @@ def test_the_probe_sees_only_the_referee_sources_and_their_byte_code() -> None:
     lines = [line.split(" ", 2) for line in seat.stderr.splitlines()]
     said = {words[1]: words[2] for words in lines if words[0] == "import_outside:"}
     assert said["root"] == pythonpath.MOUNT
+    suffix, loaded = json.loads(said["engine"])  # Twirkle's compiled playout engine
+    assert loaded == (suffix == importlib.machinery.EXTENSION_SUFFIXES[0]), suffix
     seen = set(json.loads(said["files"]))
     assert {f for f in seen if "__pycache__" not in f} == package_sources() | offered()
     seen -= offered()
@@ -117,6 +122,28 @@ def test_the_copy_holds_the_package_only_and_only_arena_may_write_it() -> None:
     assert {f for f in files if "__pycache__" not in f} == package_sources() | offered()
     for path in copy.root.rglob("*"):
         assert path.stat().st_mode & 0o022 == 0, path  # writable by arena's user alone
+
+
+def test_the_copy_carries_twirkles_engine_for_a_python_of_arenas_abi(tmp_path: Path) -> None:
+    """The compiled playout engine goes with the referee's sources, and loads from the copy."""
+    copy = pythonpath.GamesCopy(tmp_path / "python")
+    name = "_engine" + importlib.machinery.EXTENSION_SUFFIXES[0]
+    engine = copy.root / "arena" / "games" / "twirkle" / name
+    assert engine.is_file() and not engine.stat().st_mode & 0o022
+    script = "from arena.games.twirkle import fast; print(fast._engine.__file__, fast.available())"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            f"import sys; sys.path.insert(0, {str(copy.root)!r}); {script}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.split() == [str(engine), "True"]
 
 
 def test_bot_environment_names_the_referees_and_nothing_of_the_platform() -> None:

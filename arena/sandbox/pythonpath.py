@@ -2,10 +2,10 @@
 
 A search bot imports `arena.games` to simulate the match it plays (protocol/SEARCH.md).
 Each arena process makes one copy of exactly `arena/__init__.py` and the `.py` files
-of `arena/games`, next to its staged bot folders; the sandbox binds it read-only at
-MOUNT and PYTHONPATH names it, so the store, the seeds and the checkout (or
-site-packages) it came from stay out of reach. Without bubblewrap PYTHONPATH names the
-copy itself.
+of `arena/games` (and its compiled modules, below), next to its staged bot folders;
+the sandbox binds it read-only at MOUNT and PYTHONPATH names it, so the store, the
+seeds and the checkout (or site-packages) it came from stay out of reach. Without
+bubblewrap PYTHONPATH names the copy itself.
 
 Beside them goes one more file: the compiled extension module of the orjson that arena
 itself runs, as the top-level module `orjson` under its full ABI-tagged name
@@ -17,6 +17,12 @@ arena's) import it, and every other Python passes over the file as if it were no
 no library beside it, and only under that full tag, never as an `.abi3.so` or bare
 `.so` that other Pythons would try to load. One regular file, no metadata, no
 package folder: nothing else of arena's environment goes with it.
+
+arena.games' own compiled modules (Twirkle's playout engine, `arena/games/twirkle/_engine.c`,
+built by the install where a C compiler was found) go with the `.py` files under the same
+rule: only under this interpreter's full extension suffix, and not onto a noexec file
+system. A bot Python that cannot load one passes over it, and the game plays in pure
+Python (`arena/games/twirkle/fast.py`).
 
 Bots run with PYTHONDONTWRITEBYTECODE=1 and cannot write the copy, so the copy gets
 its byte-code before a bot uses it, for the Python the bot's command runs: compiled in
@@ -84,15 +90,26 @@ class GamesCopy:
 
 
 def _copy_package(package: Path, root: Path) -> None:
-    """`package`'s __init__.py and games/**.py under root/arena: no byte-code, no stray files."""
+    """`package`'s __init__.py and games/**.py under root/arena, with the games' compiled
+    modules (`games_extensions`) where they can be mapped: no byte-code, no stray files."""
     with contextlib.suppress(FileNotFoundError):
         shutil.rmtree(root)  # a copy of an earlier arena process with this pid
     (root / "arena").mkdir(parents=True)
     shutil.copy2(package / "__init__.py", root / "arena" / "__init__.py")
-    for source in sorted((package / "games").rglob("*.py")):
+    sources = sorted((package / "games").rglob("*.py"))
+    if not os.statvfs(root).f_flag & os.ST_NOEXEC:  # (where no Python could map them)
+        sources += games_extensions(package)
+    for source in sources:
         target = root / "arena" / source.relative_to(package)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
+
+
+def games_extensions(package: Path) -> list[Path]:
+    """arena.games' compiled modules built for this interpreter (Twirkle's playout engine):
+    only files named with its full extension suffix, which a Python of another ABI never
+    tries to load."""
+    return sorted((package / "games").rglob("*" + importlib.machinery.EXTENSION_SUFFIXES[0]))
 
 
 def orjson_extension() -> Path | None:

@@ -55,6 +55,16 @@ def attempt(root):
     return ""
 
 
+def engine():
+    """This Python's extension suffix, and whether Twirkle's compiled engine loaded from the
+    copy (a Python of arena's ABI loads it; any other plays in pure Python)."""
+    import importlib.machinery
+
+    from arena.games.twirkle import fast
+
+    return [importlib.machinery.EXTENSION_SUFFIXES[0], fast.available()]
+
+
 def main():
     import arena
 
@@ -64,6 +74,7 @@ def main():
         os.path.relpath(os.path.join(d, n), root) for d, _, ns in os.walk(root) for n in ns
     )
     print(f"import_outside: root {root}", file=sys.stderr)
+    print(f"import_outside: engine {json.dumps(engine())}", file=sys.stderr)
     print(f"import_outside: files {json.dumps(seen)}", file=sys.stderr, flush=True)
     for line in sys.stdin:
         message = json.loads(line)
