@@ -13,6 +13,10 @@ Three subjects per game and player count (default variant), every seat choosing
   what a search does from its current position.
 - ``loop``: the plain public-interface loop a match makes, ``Game.new`` included:
   ``observe`` + ``legal`` for every seat to move, then ``apply_joint``.
+- ``clone``: ``position.clone(seed=i)`` alone, at the same halfway position as ``mid``
+  (clones per second; no decisions).
+- ``determinize``: ``Game.determinize`` of the observation of the seat to move at that
+  position (states per second; no decisions): what a search does once per iteration.
 
 A measurement runs one subject for about `--seconds` (at least one playout) and
 counts playouts. The subjects of a case are interleaved round by round (their order
@@ -49,15 +53,51 @@ def from_start(game_class: type[Game], players: int) -> Playout:
 
 def from_middle(game_class: type[Game], players: int) -> Playout | None:
     """Clones of one position halfway through a seeded game; None without clone support."""
+    position = halfway(game_class, players)
+    if position is None:
+        return None
+
+    def run(index: int) -> int:
+        return position.clone(seed=index).playout(random.Random(index))
+
+    return run
+
+
+def halfway(game_class: type[Game], players: int) -> Game | None:
+    """One seeded game (seed 1) played halfway by random seats; None without clone support."""
     position = game_class.new(players, 1)
     try:
         length = position.clone().playout(random.Random(1))
     except NotImplementedError:
         return None
     position.playout(random.Random(1), length // 2)
+    return position
+
+
+def clones(game_class: type[Game], players: int) -> Playout | None:
+    """Seeded clones of the halfway position, nothing played (0 decisions each)."""
+    position = halfway(game_class, players)
+    if position is None:
+        return None
 
     def run(index: int) -> int:
-        return position.clone(seed=index).playout(random.Random(index))
+        position.clone(seed=index)
+        return 0
+
+    return run
+
+
+def determinizations(game_class: type[Game], players: int) -> Playout | None:
+    """States sampled from the halfway observation of the seat to move (0 decisions each)."""
+    position = halfway(game_class, players)
+    if position is None:
+        return None
+    seat = position.to_move()[0]
+    observation = position.observe(seat)
+
+    def run(index: int) -> int:
+        game_class.determinize(observation, seat, players, position.variant, random.Random(index))
+        return 0
 
     return run
 
@@ -107,10 +147,11 @@ class Tally:
         """Median (min..max) by wall time, median by CPU time, decisions per playout."""
         if not self.wall_rates:
             return f"{'n/a':>9}"
+        per = f"{self.decisions / self.playouts:>10.0f}" if self.decisions else f"{'-':>10}"
         spread = f"{min(self.wall_rates):.0f}..{max(self.wall_rates):.0f}"
         return (
-            f"{statistics.median(self.wall_rates):>9.0f} {spread:>13} "
-            f"{statistics.median(self.cpu_rates):>9.0f} {self.decisions / self.playouts:>10.0f}"
+            f"{statistics.median(self.wall_rates):>9.0f} {spread:>15} "
+            f"{statistics.median(self.cpu_rates):>9.0f} {per}"
         )
 
 
@@ -120,6 +161,8 @@ def bench_case(game_class: type[Game], players: int, rounds: int, seconds: float
         "start": from_start(game_class, players),
         "mid": from_middle(game_class, players),
         "loop": public_loop(game_class, players),
+        "clone": clones(game_class, players),
+        "determinize": determinizations(game_class, players),
     }
     tallies = {name: Tally() for name in subjects}
     names = list(subjects)
@@ -130,7 +173,7 @@ def bench_case(game_class: type[Game], players: int, rounds: int, seconds: float
             if playout is not None:
                 tallies[name].measure(playout, seconds)
     for name in names:
-        print(f"{game_class.spec.id:<10} {players:>7} {name:<6} {tallies[name].row()}", flush=True)
+        print(f"{game_class.spec.id:<10} {players:>7} {name:<11} {tallies[name].row()}", flush=True)
 
 
 def main() -> None:
@@ -150,7 +193,7 @@ def main() -> None:
     except ValueError as error:  # UnknownGameError names the games there are
         parser.error(str(error))
     print(
-        f"{'game':<10} {'players':>7} {'timed':<6} {'wall/s':>9} {'min..max':>13} "
+        f"{'game':<10} {'players':>7} {'timed':<11} {'wall/s':>9} {'min..max':>15} "
         f"{'cpu/s':>9} {'decisions':>10}"
     )
     for game_class in games:
