@@ -96,7 +96,9 @@ class Chance:
         twin = Chance.__new__(Chance)
         twin._rng = None
         if self._rng is not None:
-            twin._rng = random.Random()
+            # Not `random.Random()`: that seeds itself from the OS first (~8 us of a
+            # search's clone), and setstate replaces every bit of that seed anyway.
+            twin._rng = random.Random.__new__(random.Random)
             twin._rng.setstate(self._rng.getstate())
         twin._script = self._script  # never mutated: shared
         twin._next = self._next
