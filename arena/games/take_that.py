@@ -129,12 +129,21 @@ class TakeThat(Game):
         return [self.current]
 
     def _legal(self, seat: int) -> list[Decision]:
-        """Plays in card order, then twists in card order, then taking the row."""
-        plays, twists, may_take = self._options(seat)
+        """Plays in card order, then twists in card order, then taking the row (`_options`,
+        inlined: a search asks for every decision's list)."""
+        hand = self.hands[seat]  # ascending, always
+        row = self.row
+        if self.must_start_row or not row:
+            return [{"action": "play", "card": c} for c in hand]
+        last = row[-1]
+        plays = hand[bisect_left(hand, last - REACH) : bisect_right(hand, last + REACH)]
         decisions: list[Decision] = [{"action": "play", "card": c} for c in plays]
-        decisions += [{"action": "twist", "card": c, "row_card": TWINS[c]} for c in twists]
-        if may_take:
-            decisions.append({"action": "take"})
+        twists = {TWIN_OR_NONE[c] for c in row}.intersection(hand)
+        if twists:
+            decisions += [
+                {"action": "twist", "card": c, "row_card": TWINS[c]} for c in sorted(twists)
+            ]
+        decisions.append({"action": "take"})
         return decisions
 
     def _options(self, seat: int) -> tuple[Sequence[int], list[int], bool]:
@@ -219,10 +228,14 @@ class TakeThat(Game):
             self.minus_unseen[seat].append(self.draw_pile.pop())
 
     def _finish_turn(self, seat: int) -> None:
-        """Draw back up, then T6's end check, then the next seat."""
-        if self.draw_pile and len(self.hands[seat]) < hand_size(self.players):
-            insort(self.hands[seat], self.draw_pile.pop())
-        if self._round_should_end():
+        """Draw back up, then T6's end check, then the next seat (`hand_size` and
+        `_round_should_end` inlined: this runs after every play and twist)."""
+        draw_pile = self.draw_pile
+        if draw_pile:
+            hand = self.hands[seat]
+            if len(hand) < (8 if self.players == 4 else 9):
+                insort(hand, draw_pile.pop())
+        if not draw_pile and not self.row:
             self._end_round()
         else:
             self.current = (seat + 1) % self.players

@@ -9,16 +9,17 @@ the game's heuristic (scripts/winrate.py, 2 players, 60-120 seeded games):
   opponents), below the root and in playouts, so the tree holds only the searcher's
   decisions; the searcher's own later turns in playouts too. take_that_model.py makes
   the heuristic's decision, value for value, from a sampled state for any seat from
-  what that seat sees there, in about 25 us instead of the heuristic's 100-400 us
-  (about 270 iterations in 100 ms instead of 680). Playouts stop at the first row
-  taken, scored by the running score plus 0.6 per hand card whose twin is still in
-  play. The root is anchored on the heuristic bot's decision, which the search must
-  beat by ANCHOR_Z standard errors. Measured and dropped: the searcher's own decisions
-  below the root by the heuristic too (below the root the tree expands the searcher's
-  next decision at random among the untried ones: with some ten visits per root
-  decision and a new sample each time, nearly every visit does; a candidates filter
-  offered the heuristic's decision twice, with distinct tags, so that a new node is
-  added and the playout starts there) with playouts stopping at the second take:
+  what that seat sees there, in about 11 us instead of the heuristic's 100-400 us
+  (about 600 iterations in 100 ms of CPU, where the first model made 270). Playouts
+  stop at the first row taken, scored by the running score plus 0.6 per hand card
+  whose twin is still in play. The root is anchored on the heuristic bot's decision,
+  which the search must beat by ANCHOR_Z standard errors. Measured and dropped: the
+  searcher's own decisions below the root by the heuristic too (below the root the
+  tree expands the searcher's next decision at random among the untried ones: with
+  some ten visits per root decision and a new sample each time, nearly every visit
+  does; a candidates filter offered the heuristic's decision twice, with distinct
+  tags, so that a new node is added and the playout starts there) with playouts
+  stopping at the second take:
   30 ms, seeds 10000, 200 games, 63.7 % (95 % CI 56.9-70.1 %), score margin +7.6, where
   this profile won 61.5 % (54.6-68.0 %), margin +0.7; but 100 ms, the same 200 games,
   69.0 % (62.3-75.0 %; 76.8 % below), margin +11.7; with the first take
@@ -32,7 +33,11 @@ the game's heuristic (scripts/winrate.py, 2 players, 60-120 seeded games):
   (take_that_model.py: the same choices, ~15 % more iterations) seeds 10000, 200 games:
   72.5 % (65.9-78.2 %), 83.6 ms, slowest 144 ms; at 30 ms 66.0 % (59.2-72.2 %), where
   the model before it won 61.5 % (54.6-68.0 %) of the same 200 games: the same strength
-  within the noise of a 200-game run either way.
+  within the noise of a 200-game run either way. With the model inlined into one
+  function (`best_decisions`: the same choices for a given iteration count, ~45 % more
+  iterations a second), the anchor made by the model from the observation and a
+  leaner estimate and legal list, the same 200 games at 30 ms: 70.5 % (63.8-76.4 %),
+  margin +3.4, 25.9 ms CPU a decision, slowest 83 ms.
   At 30 ms (`--budget-ms 30`, seeds 10000, 100 games) 66.0 %, where the old
   search won 69.0 % of the same games; 3 players (one search, two heuristics, 60
   games) 50.0 %, the old search 33.3 %; against random seats (40 games) 100 %.
@@ -81,7 +86,6 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import take_that_heuristic
 import take_that_model
 from tree_search import Decision, Profile
 
@@ -94,9 +98,12 @@ def take_that_anchor(
 ) -> Decision:
     """The Take That heuristic bot's decision (take_that_heuristic.py is a copy of
     bots/take-that-heuristic/bot.py: a bot folder must hold all it runs, and
-    tests/test_ismcts.py checks that the two stay the same). The search keeps it unless
-    another decision beats it by ANCHOR_Z standard errors."""
-    return take_that_heuristic.choose(dict(observation), legal, rng, dict(variant))
+    tests/test_ismcts.py checks that the two stay the same), made by take_that_model.py
+    from the observation: the same ties, so the same decision from the same `rng`, in
+    some 20 us instead of the heuristic's 400 (tests/test_ismcts_take_that.py checks it).
+    The search keeps it unless another decision beats it by ANCHOR_Z standard errors."""
+    position = take_that_model.Observed(observation, variant or {})
+    return take_that_model.heuristic_policy(position, observation["seat"], legal, rng)
 
 
 TOADS = frozenset(11 * d for d in range(2, 9))
@@ -110,13 +117,16 @@ def take_that_estimate(state: Any) -> list[float]:
     twin is still in play (in this sample's hands, row or pile). Read from the sample's
     fields: the same figures as its observation, without building one."""
     plus, seen, unseen = state.plus, state.minus_seen, state.minus_unseen
-    gone = {card for piles in (plus, seen) for pile in piles for card in pile}
+    gone = set().union(*plus, *seen)
     totals = []
-    for seat in range(state.players):
+    for seat, hand in enumerate(state.hands):
         done = sum(scores[seat] for scores in state.round_scores)
-        minus = sum(5 if card in TOADS else 1 for card in seen[seat])
+        minus = len(seen[seat]) + 4 * len(TOADS.intersection(seen[seat]))  # a toad: 1 + 4
         running = len(plus[seat]) - minus - 1.4 * len(unseen[seat])
-        twins = sum(1 for card in state.hands[seat] if card in TWINS and TWINS[card] not in gone)
+        # the cards with a twin (not the toads) but those whose twin is gone (twins of
+        # distinct cards are distinct; a toad's TWINS.get is None, never gone)
+        twinned = len(hand) - len(TOADS.intersection(hand))
+        twins = twinned - len(gone.intersection(map(TWINS.get, hand)))
         totals.append(done + running + TWIN_VALUE * twins)
     return totals
 
