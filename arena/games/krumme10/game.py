@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from arena.games.base import (
     JSON,
+    Chance,
     Decision,
     Game,
     GameSpec,
@@ -53,8 +54,16 @@ from arena.games.krumme10.cards import (
     side_name,
 )
 from arena.games.krumme10.moves import PASS, PLAYS, SCORES, STEALS, TAKES, Move
-from arena.games.krumme10.sampling import multiset_key, possible_downs, possible_in_pile, undersides
+from arena.games.krumme10.sampling import (
+    multiset_key,
+    possible_downs,
+    possible_in_pile,
+    shuffle,
+    undersides,
+)
 from arena.games.krumme10.views import ObservedParts
+
+T = TypeVar("T")
 
 #: Cards in front of every player (drawn back up to this).
 HAND = 3
@@ -82,6 +91,11 @@ def _team_total(scores: Sequence[int], team: int, teams: Sequence[int]) -> float
 def team_of(players: int) -> tuple[int, ...]:
     """K7: the team of each seat when playing in teams (4-6 players)."""
     return TEAMS[players]
+
+
+#: The plays offered to a hand, by its cards' faces in hand order (`_moves`: the plays of
+#: the distinct faces, ascending); at most 7 + 49 + 343 hands of faces. Shared lists.
+_PLAYS_BY_FACES: dict[tuple[tuple[int, bool], ...], list[Move]] = {}
 
 
 def _max_decisions() -> int:
@@ -232,10 +246,23 @@ class Krumme10(Game):
         """The decisions of the phase in a fixed order (see the rules page)."""
         return [move.decision() for move in self._moves(seat)]
 
+    def _legal_keys(self, seat: int) -> list[tuple[tuple[tuple[str, Any], ...], Decision]]:
+        """`_legal`'s list for a search's tree, each decision with its items sorted by name
+        (a name of it that ignores key order, built once per move), by which the tree
+        looks it up. The decisions are the moves' own (`Move.json`, shared by every state:
+        never change one), which `_apply_joint` recognises without reading them."""
+        return [(move.key, move.json) for move in self._moves(seat)]
+
     def _moves(self, seat: int) -> Sequence[Move]:
         """The legal list as moves, in its order (do not mutate: it may be shared)."""
         if self.phase == PLAY:
-            return [move for face in self._faces(self.hands[seat]) for move in PLAYS[face]]
+            shown = tuple(map(FACE, self.hands[seat]))
+            plays = _PLAYS_BY_FACES.get(shown)
+            if plays is None:
+                plays = _PLAYS_BY_FACES[shown] = [
+                    move for face in sorted(set(shown)) for move in PLAYS[face]
+                ]
+            return plays
         if self.phase == STEAL:
             hands = self.hands
             steals = [
@@ -258,6 +285,11 @@ class Krumme10(Game):
     def _apply(self, seat: int, decision: Decision) -> None:
         """Apply one checked decision."""
         self._make(seat, Move.of(decision))
+
+    def _apply_joint(self, decisions: Mapping[int, Decision]) -> None:
+        """One decision at a time, in order (the base class's, without a call per decision)."""
+        for seat, decision in decisions.items():
+            self._make(seat, Move.of(decision))
 
     def _playout(self, rng: random.Random, limit: int) -> int:
         """The plain loop's choices (``rng.choice`` over the moves, listed as `legal` lists
@@ -536,18 +568,22 @@ class Krumme10(Game):
         rng: random.Random,
     ) -> Game:
         """Lay the visible cards as observed, then draw the unseen down sides and the pile."""
-        state = cls.blank(players, variant, rng.getrandbits(64))
-        assert isinstance(state, Krumme10)
-        state._restore_public(observation)
-        needs, supply = state._unseen()
-        deals = undersides(multiset_key(needs), multiset_key(supply))
-        if not deals.feasible():
-            raise ValueError("no deal of the 54 cards fits this Krumme10 observation")
-        downs, pile = deals.sample(rng)
-        state._turn_down(downs)
-        state.pile = [lying(kind)[rng.random() < 0.5] for kind in pile]
-        rng.shuffle(state.pile)
-        return state
+        return Determinizer(cls, observation, players, variant)(rng)
+
+    @classmethod
+    def determinizer(
+        cls,
+        observation: Mapping[str, Any],
+        seat: int,
+        players: int,
+        variant: Mapping[str, Any] | None,
+    ) -> Determinizer:
+        """`determinize` for many samples of one observation: ``determinizer(observation,
+        seat, players, variant)(rng)`` is ``determinize(observation, seat, players, variant,
+        rng)``, the same state from the same draws of `rng`, but what the observation
+        shows is read and counted once (a search samples one observation again and
+        again). ValueError when no deal fits the observation."""
+        return Determinizer(cls, observation, players, cls.spec.resolve_variant(variant))
 
     def _restore_public(self, observation: Mapping[str, Any]) -> None:
         """Everything the observation shows; unseen down sides stay placeholders (-1)."""
@@ -572,21 +608,6 @@ class Krumme10(Game):
             order = self._order_from(self.current)
             self.score_queue = order[order.index(self.scorer) + 1 :]
 
-    def _turn_down(self, downs: dict[Side, list[Side]]) -> None:
-        """Give every placeholder card a down side from `downs` (per face, in random order)."""
-
-        def fill(card: Card) -> Card:
-            if card.known:
-                return card
-            value, pink = downs[card.top, card.top_pink].pop()
-            return Card(card.top, value, card.top_pink, pink)
-
-        self.hands = [[fill(card) for card in hand] for hand in self.hands]
-        self.display = [entry._replace(card=fill(entry.card)) for entry in self.display]
-        self.to_take = [fill(card) for card in self.to_take]
-        self.discard = [fill(card) for card in self.discard]
-        self.points = [[fill(card) for card in pile] for pile in self.points]
-
     def describe(self, seat: int, decision: Decision) -> str:
         """A short human line, e.g. "seat 1 plays 3 flipped", "seat 0 steals a 2 from seat 2"."""
         action = decision.get("action")
@@ -603,3 +624,135 @@ class Krumme10(Game):
         if action == "pass":
             return f"seat {seat} passes"
         return super().describe(seat, decision)
+
+
+class SeededChance(Chance):
+    """`Chance.simulation(seed)` whose generator is made at its first draw: a Krumme10
+    state draws chance only when variant long reshuffles, and a search makes and clones
+    thousands of states that never do (seeding a `random.Random` per sample and copying
+    its state per clone were some 4 % of a search's time). It draws exactly what
+    `Chance.simulation(seed)` draws, and so does its clone."""
+
+    def __init__(self, seed: int) -> None:
+        """A simulation seeded by `seed`, its generator not made yet."""
+        self._seed = seed
+        self._rng = None
+        self._script = []
+        self._next = 0
+        self.log = []
+        self.simulated = True
+
+    def _made(self) -> random.Random:
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng
+
+    @property
+    def generator(self) -> random.Random | None:
+        """The generator (made now if need be)."""
+        return self._made()
+
+    def draw(self, label: str, make: Callable[[random.Random], T]) -> T:
+        """`make(generator)`: a simulation keeps no log."""
+        return make(self._made())
+
+    def clone(self) -> Chance:
+        """A copy that draws the same from now on (before any draw: the same seed)."""
+        if self._rng is None:
+            return SeededChance(self._seed)
+        return super().clone()
+
+
+class Determinizer:
+    """`Krumme10.determinize` for one observation: the visible cards are laid once, with
+    placeholders (-1) for the unseen down sides, and the deals that fit are counted once;
+    each call draws one state from `rng` as `determinize` did, in the same order: the
+    state's chance seed (64 bits), the deal (`Undersides.sample`), a side up per pile
+    card, the pile's shuffle. The unseen down sides are filled in the order `determinize`
+    filled them (hands by seat, the display, the cards being taken, the discard, points
+    by seat; each card taking the last down side left for its face)."""
+
+    def __init__(
+        self,
+        cls: type[Krumme10],
+        observation: Mapping[str, Any],
+        players: int,
+        variant: dict[str, Any],
+    ) -> None:
+        template = cls.blank(players, variant, 0)
+        assert isinstance(template, Krumme10)
+        template._restore_public(observation)
+        needs, supply = template._unseen()
+        self.deals = undersides(multiset_key(needs), multiset_key(supply))
+        if not self.deals.feasible():
+            raise ValueError("no deal of the 54 cards fits this Krumme10 observation")
+        self.cls = cls
+        #: Every field a sample shares with the template (immutable values, the variant).
+        self.fields = {
+            name: value
+            for name, value in template.__dict__.items()
+            if name not in _DEALT and name not in ("chance", "history", "_offered")
+        }
+        self.hands = template.hands
+        self.display = template.display
+        self.to_take = template.to_take
+        self.discard = template.discard
+        self.points = template.points
+        self.score_queue = template.score_queue
+        #: The placeholders in filling order: (list number, index, face); list numbers
+        #: count the hands, then the display, to_take, discard and the points piles.
+        lists: list[Sequence[Any]] = [*self.hands, [e.card for e in self.display]]
+        lists += [self.to_take, self.discard, *self.points]
+        #: Each with the card (an entry in the display) it becomes per down side, as made.
+        self.slots: list[tuple[int, int, Side, dict[Side, Any]]] = [
+            (number, index, (card.top, card.top_pink), {})
+            for number, cards in enumerate(lists)
+            for index, card in enumerate(cards)
+            if not card.known
+        ]
+        self.display_list = players  # the list number of the display
+        self.sides = {kind: lying(kind) for kind in self.deals.kinds}
+
+    def _filled(self, number: int, index: int, down: Side) -> Card | Entry:
+        """A placeholder with its down side: the card (cards are immutable: samples share
+        them), or in the display the entry holding it."""
+        if number == self.display_list:
+            entry = self.display[index]
+            card = entry.card
+            return entry._replace(card=Card(card.top, down[0], card.top_pink, down[1]))
+        lists: list[list[Card]] = [*self.hands, [], self.to_take, self.discard, *self.points]
+        card = lists[number][index]
+        return Card(card.top, down[0], card.top_pink, down[1])
+
+    def __call__(self, rng: random.Random) -> Krumme10:
+        """One state consistent with the observation, drawn from `rng`."""
+        cls = self.cls
+        state = cls.__new__(cls)
+        state.__dict__.update(self.fields)
+        state.chance = SeededChance(rng.getrandbits(64))
+        state.history = []
+        state._offered = {}
+        downs, kinds_in_pile = self.deals.sample(rng)
+        hands = [list(hand) for hand in self.hands]
+        display = list(self.display)
+        to_take, discard = list(self.to_take), list(self.discard)
+        points = [list(pile) for pile in self.points]
+        lists: list[list[Any]] = [*hands, display, to_take, discard, *points]
+        for number, index, face, filled in self.slots:
+            down = downs[face].pop()
+            laid = filled.get(down)
+            if laid is None:
+                laid = filled[down] = self._filled(number, index, down)
+            lists[number][index] = laid
+        state.hands, state.display, state.to_take = hands, display, to_take
+        state.discard, state.points = discard, points
+        state.score_queue = list(self.score_queue)
+        sides = self.sides
+        pile = [sides[kind][rng.random() < 0.5] for kind in kinds_in_pile]
+        shuffle(pile, rng)
+        state.pile = pile
+        return state
+
+
+#: The fields a sample gets its own (filled) copy of: the ones a move mutates.
+_DEALT = frozenset(("hands", "display", "to_take", "discard", "points", "pile", "score_queue"))

@@ -23,6 +23,9 @@ class Move:
     victim: int = -1
     #: The decision as JSON, keys in the order the rules page shows (built once).
     json: Decision = field(init=False, repr=False, compare=False)
+    #: The decision's items sorted by name: a name of it that ignores key order (a
+    #: search's key of a decision, see `Krumme10._legal_keys`).
+    key: tuple[tuple[str, Any], ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Build `json` once: legal lists copy it for every decision they offer."""
@@ -36,6 +39,7 @@ class Move:
         if self.flip is not None:
             decision["flip"] = self.flip
         object.__setattr__(self, "json", decision)
+        object.__setattr__(self, "key", tuple(sorted(decision.items())))
 
     def decision(self) -> Decision:
         """A fresh copy of the decision as JSON (the caller may change it)."""
@@ -44,6 +48,9 @@ class Move:
     @staticmethod
     def of(decision: Decision) -> Move:
         """The move of a legal decision (JSON numbers and booleans compare alike)."""
+        own = _BY_JSON.get(id(decision))  # a move's own `json` (see `Krumme10._legal_keys`)
+        if own is not None:
+            return own
         key = (
             decision["action"],
             decision.get("top", -1),
@@ -75,3 +82,7 @@ _MOVES: dict[tuple[Any, ...], Move] = {
         PASS,
     )
 }
+
+#: Every move by the id of its own `json` (moves live as long as the module: no other
+#: object can have one of these ids).
+_BY_JSON: dict[int, Move] = {id(move.json): move for move in _MOVES.values()}

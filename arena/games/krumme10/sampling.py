@@ -61,23 +61,48 @@ class Undersides:
         return self._weight(0, ()) > 0.0
 
     def sample(self, rng: random.Random) -> tuple[dict[Side, list[Side]], list[Kind]]:
-        """A uniformly drawn deal: per face the down sides in random order, and the pile's kinds."""
+        """A uniformly drawn deal: per face the down sides in random order, and the pile's kinds.
+
+        Per face, one `rng.random()` picks a split by its weight and `rng.shuffle` orders
+        the down sides it puts there (`_Choices.plans` keeps, per split drawn, those down
+        sides as listed before the shuffle and the step it leads to).
+        """
         downs: dict[Side, list[Side]] = {}
         left = list(self.supply)
-        state: tuple[int, ...] = ()
+        step = self._choices(0, ()) if self.faces else None
         for i, face in enumerate(self.faces):
-            choices = self._choices(i, state)
-            drawn = bisect.bisect_right(choices.running, rng.random() * choices.running[-1])
-            split, state = choices.outcomes[min(drawn, len(choices.outcomes) - 1)]
-            under: list[Side] = []
-            for k, count in zip(self.adjacent[i], split, strict=True):
+            assert step is not None
+            running = step.running
+            drawn = bisect.bisect_right(running, rng.random() * running[-1])
+            if drawn >= len(running):
+                drawn = len(running) - 1
+            plan = step.plans[drawn]
+            if plan is None:
+                plan = step.plans[drawn] = self._plan(i, step.outcomes[drawn])
+            taken, sides, step = plan
+            for k, count in taken:
                 left[k] -= count
-                kind = self.kinds[k]
-                under += [kind[1] if kind[0] == face else kind[0]] * count
-            rng.shuffle(under)
+            under = list(sides)
+            if len(under) > 1:  # a shorter list is shuffled without drawing
+                shuffle(under, rng)
             downs[face] = under
         pile = [kind for kind, count in zip(self.kinds, left, strict=True) for _ in range(count)]
         return downs, pile
+
+    def _plan(self, i: int, outcome: tuple[tuple[int, ...], tuple[int, ...]]) -> _Plan:
+        """What a split of face i does: the (kind, count) pairs it takes, the down sides it
+        puts under the face (as listed before their shuffle), the next face's step."""
+        split, after = outcome
+        face = self.faces[i]
+        taken: list[tuple[int, int]] = []
+        under: list[Side] = []
+        for k, count in zip(self.adjacent[i], split, strict=True):
+            if count:
+                taken.append((k, count))
+            kind = self.kinds[k]
+            under += [kind[1] if kind[0] == face else kind[0]] * count
+        step = self._choices(i + 1, after) if i + 1 < len(self.faces) else None
+        return tuple(taken), tuple(under), step
 
     def _weight(self, i: int, state: tuple[int, ...]) -> float:
         """The summed weight of every way to complete faces i.. from `state`."""
@@ -90,7 +115,7 @@ class Undersides:
         """The splits of face i with positive weight, from `state` (memoised)."""
         key = (i, state)
         if key not in self._memo:
-            choices = _Choices([], [])
+            choices = _Choices([], [], [])
             total = 0.0
             for split, after, factor in self._steps(i, state):
                 weight = factor * self._weight(i + 1, after)
@@ -98,6 +123,7 @@ class Undersides:
                     total += weight
                     choices.outcomes.append((split, after))
                     choices.running.append(total)
+                    choices.plans.append(None)
             self._memo[key] = choices
         return self._memo[key]
 
@@ -123,10 +149,35 @@ class Undersides:
 
 
 class _Choices(NamedTuple):
-    """One step of the sampler: outcomes (split, next state) and their running weight sums."""
+    """One step of the sampler: outcomes (split, next state) and their running weight sums,
+    and per outcome its `_plan` once drawn."""
 
     outcomes: list[tuple[tuple[int, ...], tuple[int, ...]]]
     running: list[float]
+    plans: list[_Plan | None]
+
+
+#: A split's (kind, count) pairs, down sides (before their shuffle) and next step.
+_Plan = tuple[tuple[tuple[int, int], ...], tuple[Side, ...], "_Choices | None"]
+
+
+def shuffle(items: list[Any], rng: random.Random) -> None:
+    """`rng.shuffle(items)`, the very same permutation from the very same draws, without
+    a method call per item: CPython's `Random.shuffle` inlined (a swap with
+    `_randbelow(i + 1)` for i from the end, `_randbelow` drawing `getrandbits` of n's bit
+    length until below n). A subclass of `random.Random` may draw otherwise: it gets its
+    own `shuffle`. tests/test_ismcts_krumme10_speed.py checks that the two agree."""
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
 
 
 def _splits(total: int, caps: Sequence[int]) -> Iterator[tuple[int, ...]]:
