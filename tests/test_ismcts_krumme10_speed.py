@@ -20,14 +20,12 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-import pytest
-
 from arena.games import Game, load_game
 from arena.games.base import Chance
 from arena.games.krumme10 import Card, Krumme10
 from arena.games.krumme10.cards import lying
 from arena.games.krumme10.moves import _MOVES
-from arena.games.krumme10.sampling import Undersides, multiset_key, shuffle, undersides
+from arena.games.krumme10.sampling import Undersides, multiset_key, undersides
 from tests.helpers import load_bot_module
 
 ismcts = load_bot_module("ismcts")
@@ -201,16 +199,6 @@ def test_a_seeded_chance_draws_as_a_simulation_and_so_do_its_clones() -> None:
     assert late.shuffled("b", range(30)) == second
     assert early.shuffled("a", range(30)) == first
     assert lazy.log == [] and lazy.simulated
-
-
-@pytest.mark.parametrize("length", [0, 1, 2, 3, 7, 40, 54, 200])
-def test_the_inlined_shuffle_is_random_shuffle(length: int) -> None:
-    for seed in range(50):
-        mine, theirs = list(range(length)), list(range(length))
-        rng_mine, rng_theirs = random.Random(seed), random.Random(seed)
-        shuffle(mine, rng_mine)
-        rng_theirs.shuffle(theirs)
-        assert mine == theirs and rng_mine.getstate() == rng_theirs.getstate()
 
 
 # ----- the search's shortcuts compute what the plain code computed --------------------

@@ -17,6 +17,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from arena.games.krumme10.cards import Kind, Side
+from arena.games.leylo.draws import shuffle
 
 
 class Undersides:
@@ -84,7 +85,7 @@ class Undersides:
                 left[k] -= count
             under = list(sides)
             if len(under) > 1:  # a shorter list is shuffled without drawing
-                shuffle(under, rng)
+                shuffle(rng, under)
             downs[face] = under
         pile = [kind for kind, count in zip(self.kinds, left, strict=True) for _ in range(count)]
         return downs, pile
@@ -159,25 +160,6 @@ class _Choices(NamedTuple):
 
 #: A split's (kind, count) pairs, down sides (before their shuffle) and next step.
 _Plan = tuple[tuple[tuple[int, int], ...], tuple[Side, ...], "_Choices | None"]
-
-
-def shuffle(items: list[Any], rng: random.Random) -> None:
-    """`rng.shuffle(items)`, the very same permutation from the very same draws, without
-    a method call per item: CPython's `Random.shuffle` inlined (a swap with
-    `_randbelow(i + 1)` for i from the end, `_randbelow` drawing `getrandbits` of n's bit
-    length until below n). A subclass of `random.Random` may draw otherwise: it gets its
-    own `shuffle`. tests/test_ismcts_krumme10_speed.py checks that the two agree."""
-    if type(rng) is not random.Random:
-        rng.shuffle(items)
-        return
-    getrandbits = rng.getrandbits
-    for i in range(len(items) - 1, 0, -1):
-        n = i + 1
-        k = n.bit_length()
-        j = getrandbits(k)
-        while j >= n:
-            j = getrandbits(k)
-        items[i], items[j] = items[j], items[i]
 
 
 def _splits(total: int, caps: Sequence[int]) -> Iterator[tuple[int, ...]]:
