@@ -37,7 +37,8 @@ the game's heuristic (scripts/winrate.py, 2 players, 60-120 seeded games):
   function (`best_decisions`: the same choices for a given iteration count, ~45 % more
   iterations a second), the anchor made by the model from the observation and a
   leaner estimate and legal list, the same 200 games at 30 ms: 70.5 % (63.8-76.4 %),
-  margin +3.4, 25.9 ms CPU a decision, slowest 83 ms.
+  margin +3.4, 25.9 ms CPU a decision, slowest 83 ms; at 100 ms 74.5 % (68.0-80.0 %),
+  margin +8.1, 82.5 ms CPU a decision, slowest 151 ms.
   At 30 ms (`--budget-ms 30`, seeds 10000, 100 games) 66.0 %, where the old
   search won 69.0 % of the same games; 3 players (one search, two heuristics, 60
   games) 50.0 %, the old search 33.3 %; against random seats (40 games) 100 %.
