@@ -7,6 +7,7 @@ import logging
 import os
 import signal
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from types import ModuleType
@@ -143,3 +144,16 @@ def kill_once_recorded(process: subprocess.Popen[bytes], store: Store, matches: 
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     return found[0].id or 0
+
+
+def python_in_copy(root: Path, script: str) -> str:
+    """What `script` prints, run by this Python (isolated, -I) with a GamesCopy's `root`
+    first on its path: how a bot's Python of arena's version imports the copy."""
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(root)!r}); {script}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout

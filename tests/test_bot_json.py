@@ -24,7 +24,7 @@ import pytest
 
 import arena.sandbox as sandbox
 from arena.sandbox import pythonpath
-from tests.helpers import sandboxed
+from tests.helpers import python_in_copy, sandboxed
 
 TAG = importlib.machinery.EXTENSION_SUFFIXES[0]
 NAME = "orjson" + TAG
@@ -95,19 +95,8 @@ def test_the_copy_holds_arenas_orjson_as_one_read_only_tagged_module(tmp_path: P
 def test_arenas_python_imports_the_copy_and_it_works(tmp_path: Path) -> None:
     copy = pythonpath.GamesCopy(tmp_path / "python")
     script = "import orjson, sys; print(orjson.__file__, orjson.__version__, orjson.dumps([1]))"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-I",
-            "-c",
-            f"import sys; sys.path.insert(0, {str(copy.root)!r}); {script}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert done.stdout.split() == [str(copy.orjson), orjson.__version__, "b'[1]'"]
+    printed = python_in_copy(copy.root, script).split()
+    assert printed == [str(copy.orjson), orjson.__version__, "b'[1]'"]
 
 
 def other_python() -> str | None:

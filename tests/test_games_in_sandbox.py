@@ -22,7 +22,7 @@ import arena.sandbox as sandbox
 from arena import replay
 from arena.match import MatchResult, MatchStatus, SeatStatus, run_match
 from arena.sandbox import bwrap, pythonpath
-from tests.helpers import TEST_BOTS, bot_ref_for, sandboxed
+from tests.helpers import TEST_BOTS, bot_ref_for, python_in_copy, sandboxed
 from tests.test_match import spec
 
 needs_bwrap = pytest.mark.skipif(not sandboxed(), reason="bubblewrap is not available here")
@@ -131,19 +131,7 @@ def test_the_copy_carries_twirkles_engine_for_a_python_of_arenas_abi(tmp_path: P
     engine = copy.root / "arena" / "games" / "twirkle" / name
     assert engine.is_file() and not engine.stat().st_mode & 0o022
     script = "from arena.games.twirkle import fast; print(fast._engine.__file__, fast.available())"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-I",
-            "-c",
-            f"import sys; sys.path.insert(0, {str(copy.root)!r}); {script}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert done.stdout.split() == [str(engine), "True"]
+    assert python_in_copy(copy.root, script).split() == [str(engine), "True"]
 
 
 def test_bot_environment_names_the_referees_and_nothing_of_the_platform() -> None:

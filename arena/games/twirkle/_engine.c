@@ -1185,12 +1185,13 @@ py_step(int step)
     return step == DOWN ? PY_WIDTH : step == UP ? -PY_WIDTH : step;
 }
 
+/* A Python list of ints: the items as they are, or (as_cells) as the Python board's cells. */
 static PyObject *
-py_cells(const int *cells, int count)
+py_list(const int *items, int count, int as_cells)
 {
     PyObject *list = PyList_New(count);
     for (int i = 0; list && i < count; i++) {
-        PyObject *item = PyLong_FromLong(py_cell(cells[i]));
+        PyObject *item = PyLong_FromLong(as_cells ? py_cell(items[i]) : items[i]);
         if (!item) {
             Py_CLEAR(list);
             break;
@@ -1201,18 +1202,15 @@ py_cells(const int *cells, int count)
 }
 
 static PyObject *
+py_cells(const int *cells, int count)
+{
+    return py_list(cells, count, 1);
+}
+
+static PyObject *
 py_ints(const int *items, int count)
 {
-    PyObject *list = PyList_New(count);
-    for (int i = 0; list && i < count; i++) {
-        PyObject *item = PyLong_FromLong(items[i]);
-        if (!item) {
-            Py_CLEAR(list);
-            break;
-        }
-        PyList_SET_ITEM(list, i, item);
-    }
-    return list;
+    return py_list(items, count, 0);
 }
 
 static PyObject *
