@@ -464,6 +464,13 @@ def test_the_take_that_anchor_is_the_heuristic_bot_itself() -> None:
     assert mine == heuristic.choose(observation, legal, random.Random(5), {})
 
 
+def test_the_krumme10_model_is_the_heuristic_bot_itself() -> None:
+    """The ISMCTS bot models the other Krumme10 seats by a copy of the Krumme10 heuristic
+    bot (krumme10_model.py runs its code); the copy must not drift from the bot it copies."""
+    copy = (BOT / "krumme10_heuristic.py").read_bytes()
+    assert copy == (ROOT / "bots" / "krumme10-heuristic" / "bot.py").read_bytes()
+
+
 # ----- twirkle: the fast best-placement windows, and the shift after each turn ------
 twirkle_reply = sys.modules["twirkle_reply"]  # loaded with the bot, from its folder
 twirkle_shift = sys.modules["twirkle_shift"]

@@ -51,18 +51,39 @@ the game's heuristic (scripts/winrate.py, 2 players, 60-120 seeded games):
   335 iterations) was no clearer a gain: 82.5 % of the first 40 games of seeds 50000
   (this profile 65 % of the same 40) and 70 % of the first 50 of seeds 10000 (this
   profile 82 %), 68 of 90 against 67.
-* krumme10: playouts by the visible sides only (hit the target, else stay under it),
-  cut after one decision: the tree's own depth does the looking ahead, scored by the
-  points margin. (Longer playouts lost: 4 decisions 39 %, 12 decisions 29 %.) UCB1
-  exploration 0.2 (issue 13; the winrate.py command of 200 games at 100 ms CPU, 2
-  players, run three times, since the same command run twice differed by up to 11
-  points: the clock makes the games differ): 73.2 %, 74.8 %, 71.2 %, where 0.5 won
-  69.2 %, 71.5 %, 68.8 % and 0.3 75.2 %, 64.0 %. Measured and dropped: anchoring the
-  root on the heuristic bot as Take That does (a copy of bots/krumme10-heuristic/bot.py,
-  ANCHOR_Z 1.0), 67.0 %; scoring what a cut-off leaves pending (the card being taken,
-  the cards about to score after an overrun), 66.8 %. One search against two
-  heuristics (3 players, 60 games) wins only 23.3 % (0.5: 20.0 %); against random
-  seats (2 players, 40 games) 100 %.
+* krumme10: the other seats play as the heuristic bot (bots/krumme10-heuristic, the
+  opponent it is measured against), below the root and in playouts, so the tree holds
+  only the searcher's decisions (as in Take That). krumme10_model.py makes the
+  heuristic's decision from a sampled state for any seat (nothing in Krumme10 is
+  private: it reads the fields the observation is built from, and runs the heuristic's
+  own code, a copy in krumme10_heuristic.py), and keeps its ratings by all that they
+  read, which samples share (some 40 % of its calls in a search find them kept): half
+  the time of `observe` and the heuristic's `choose`, about 375 iterations a decision
+  where those made 270 (the search without a model: 750). The searcher's own playouts
+  by the visible sides only (hit the target, else stay under it), cut after one
+  decision: the tree's own depth does the looking ahead, scored by the points margin;
+  UCB1 exploration 0.2. Measured with `winrate.py krumme10 --bot ismcts --against
+  krumme10-heuristic --players 2 --games 200 --cpu-clock --workers 1` (100 ms CPU):
+  seeds 10000, 78.5 % (95 % CI 72.3-83.6 %), 58.7 ms CPU a decision (the race at the
+  root stops once decided), slowest 197 ms (a full garbage collection falls into some
+  searches); seeds 50000 (`--first-seed 50000`), 78.5 % (72.3-83.6 %), 58.3 ms,
+  slowest 186 ms, where the search without the model won 69.2 % (62.5-75.2 %),
+  46.3 ms; seeds 30000, 71.8 % (65.1-77.5 %), 57.4 ms, where the search without the
+  model won 71.0 % (64.4-76.8 %), 45.8 ms. The first model, `observe` and the
+  heuristic's `choose`: seeds 10000, 100 games, 77.0 % (67.8-84.2 %), 61.6 ms. Before
+  the model (the other seats tree edges chosen by UCB1, issue 13) five runs of the
+  command won 73.2 %, 74.8 %, 71.2 %, 72.0 %, 68.0 % (the same command run twice
+  differed by up to 11 points: the clock makes the games differ); exploration 0.5 won
+  69.2 %, 71.5 %, 68.8 % and 0.3 75.2 %, 64.0 %. Measured and dropped: with the
+  model, the searcher's own playouts by the heuristic too and 4 decisions long, seeds
+  10000: 75.8 % (69.4-81.2 %), 72.1 ms; UCB1 exploration 0.4, seeds 10000: 76.0 %
+  (69.6-81.4 %), 58.0 ms. Before the model: longer playouts (4 decisions 39 %, 12
+  decisions 29 %); anchoring the root on the heuristic bot as Take That does
+  (ANCHOR_Z 1.0), 67.0 %; scoring what a cut-off leaves pending (the card being
+  taken, the cards about to score after an overrun), 66.8 %. One search against two
+  heuristics (3 players, 60 games): 44.2 % (32.3-56.7 %), 66.7 ms (before the model
+  23.3 %; exploration 0.5: 20.0 %); against random seats (2 players, 40 games) 100 %
+  (91.2-100 %), as before the model.
 * leylo and twirkle: the bot no longer plays these two by the tree (see leylo_plan.py
   and twirkle_plan.py: the tree search won 1 of 12 LEYLO games and 10-25 % of Twirkle
   games against the heuristics); their profiles stay for the tree search itself.
@@ -87,6 +108,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import krumme10_model
 import take_that_model
 from tree_search import Decision, Profile
 
@@ -370,6 +392,7 @@ PROFILES: dict[str, Profile] = {
         margin_weight=1.0,
         margin_scale=5.0,
         exploration=0.2,
+        model=krumme10_model.heuristic_policy,  # the other seats: no tree edges
     ),
     "leylo": Profile(
         policy=leylo_policy,
