@@ -11,6 +11,7 @@ import sys
 import tomllib
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from arena.manifest import load_manifest, prepare, resolve_command
 from arena.match import BotRef, MatchResult, MatchSpec, run_match
@@ -125,6 +126,16 @@ def load_bot_module(folder: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def tree_seats(root: Any) -> set[int]:
+    """The seats whose decisions a search tree (bots/ismcts/tree_search.py's `Node`) holds."""
+    nodes, seats = [root], set()
+    while nodes:
+        node = nodes.pop()
+        seats.update(seat for seat, _ in node.children)
+        nodes.extend(node.children.values())
+    return seats
 
 
 def kill_once_recorded(process: subprocess.Popen[bytes], store: Store, matches: int) -> int:

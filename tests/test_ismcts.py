@@ -23,7 +23,7 @@ from arena.manifest import find_bot, load_manifest, resolve_command
 from arena.match import BotRef, MatchSpec, MatchStatus, SeatStatus, run_match
 from arena.seeds import derive
 from arena.tournament import config
-from tests.helpers import load_bot_module
+from tests.helpers import load_bot_module, tree_seats
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = ROOT / "bots" / "ismcts"
@@ -786,12 +786,7 @@ def test_take_that_search_models_the_other_seats_by_the_heuristic() -> None:
     rng = random.Random(4)
     for _ in range(60):
         tree_search.iterate(root, problem.sample(rng), None, seat, spied, None, rng)
-    nodes, seats = [root], set()
-    while nodes:
-        node = nodes.pop()
-        seats.update(s for s, _ in node.children)
-        nodes.extend(node.children.values())
-    assert seats == {seat}
+    assert tree_seats(root) == {seat}
     assert calls and set(calls) == {1 - seat}
     unmodelled = tree_search.Profile(**{**profile.__dict__, "model": None})
     root = tree_search.Node(tree_search.ROOT_SEAT)

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from arena.games import load_game
-from tests.helpers import load_bot_module
+from tests.helpers import load_bot_module, tree_seats
 
 ismcts = load_bot_module("ismcts")
 tree_search = ismcts.tree_search
@@ -113,12 +113,7 @@ def test_the_search_models_the_other_seats_by_the_heuristic() -> None:
     limit = profile.playout_limit(problem.observation)
     for _ in range(80):
         tree_search.iterate(root, problem.sample(rng), None, seat, spied, limit, rng)
-    nodes, seats = [root], set()
-    while nodes:
-        node = nodes.pop()
-        seats.update(s for s, _ in node.children)
-        nodes.extend(node.children.values())
-    assert seats == {seat}
+    assert tree_seats(root) == {seat}
     assert calls and set(calls) == {1 - seat}
     answers = [
         ismcts.choose(
