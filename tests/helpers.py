@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -126,6 +127,25 @@ def load_bot_module(folder: str) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def search_twice(
+    bot: ModuleType, observation: Any, legal: list[Any], variant: Any, game: str, iterations: int
+) -> list[Any]:
+    """The ISMCTS bot's answers to the same position searched twice from the same seed, with
+    a fixed iteration count (so they must agree)."""
+    return [
+        bot.choose(
+            observation,
+            legal,
+            random.Random(4),
+            variant,
+            game=game,
+            budget_s=60.0,
+            iterations=iterations,
+        )
+        for _ in range(2)
+    ]
 
 
 def tree_seats(root: Any) -> set[int]:

@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from arena.games import load_game
-from tests.helpers import load_bot_module, tree_seats
+from tests.helpers import load_bot_module, search_twice, tree_seats
 
 ismcts = load_bot_module("ismcts")
 tree_search = ismcts.tree_search
@@ -115,18 +115,9 @@ def test_the_search_models_the_other_seats_by_the_heuristic() -> None:
         tree_search.iterate(root, problem.sample(rng), None, seat, spied, limit, rng)
     assert tree_seats(root) == {seat}
     assert calls and set(calls) == {1 - seat}
-    answers = [
-        ismcts.choose(
-            problem.observation,
-            problem.legal,
-            random.Random(5),
-            state.variant,
-            game="krumme10",
-            budget_s=60.0,
-            iterations=50,
-        )
-        for _ in range(2)
-    ]
+    answers = search_twice(
+        ismcts, problem.observation, problem.legal, state.variant, "krumme10", 50
+    )
     assert answers[0] in problem.legal and answers[0] == answers[1]
 
 

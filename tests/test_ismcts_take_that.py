@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from arena.games import load_game
-from tests.helpers import load_bot_module
+from tests.helpers import load_bot_module, search_twice
 
 ismcts = load_bot_module("ismcts")
 tree_search = ismcts.tree_search
@@ -155,16 +155,5 @@ def test_a_search_answers_a_legal_decision() -> None:
         if len(legal) < 2:
             continue
         observation = state.observe(seat)
-        answers = [
-            ismcts.choose(
-                observation,
-                legal,
-                random.Random(4),
-                state.variant,
-                game="take-that",
-                budget_s=60.0,
-                iterations=40,
-            )
-            for _ in range(2)
-        ]
+        answers = search_twice(ismcts, observation, legal, state.variant, "take-that", 40)
         assert answers[0] in legal and answers[0] == answers[1]
