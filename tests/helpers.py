@@ -150,7 +150,8 @@ def search_twice(
 
 def tree_seats(root: Any) -> set[int]:
     """The seats whose decisions a search tree (bots/ismcts/tree_search.py's `Node`) holds."""
-    nodes, seats = [root], set()
+    nodes: list[Any] = [root]
+    seats: set[int] = set()
     while nodes:
         node = nodes.pop()
         seats.update(seat for seat, _ in node.children)
