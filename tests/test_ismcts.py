@@ -627,6 +627,23 @@ def test_leylo_a_replaced_face_down_card_is_seen_by_the_next_seat() -> None:
     assert ending == pytest.approx(30 * (1.0 + seeing_it) - leylo_plan.END_BONUS)
 
 
+def test_leylo_a_row_and_a_column_that_cross_are_not_both_cleared() -> None:
+    """Clearing a line empties its cells, so of a complete row and a complete column that
+    cross only one goes; counting both made a grid's points negative (the bot crashed)."""
+    leylo_plan = load_bot_module("ismcts").leylo_plan
+    observation = leylo_view(5)
+    rival = 1 - observation["seat"]
+    grid = ["0"] * 16
+    for cell in (0, 1, 2, 3, 4, 8, 12):
+        grid[cell] = "11"  # row 0 and column 0: 77 points, 44 of them cleared
+    grid[15] = "hidden"
+    observation["grids"][rival] = grid
+    view = leylo_plan.View(observation)
+    assert view.final(grid) == (33, 1)
+    assert 0.0 < view.at_or_below(rival, "hidden", 40) < 1.0
+    assert 0.0 < view.at_or_below(rival, None, 40) < 1.0
+
+
 # ----- leylo: rollouts near the round end (leylo_rollout.py) -----------------------------
 def leylo_rollout_module() -> Any:
     """bots/ismcts/leylo_rollout.py (loading bot.py put its folder on the path)."""

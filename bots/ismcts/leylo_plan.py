@@ -232,15 +232,15 @@ class View:
             return 6.0
         return sum(self.values[card] * k for card, k in pool.items()) / total
 
-    def line_bonus(self, grid: list[str], complete_only: bool = False) -> float:
+    def line_bonus(self, grid: list[str]) -> float:
         """Points expected to vanish through lines: complete lines fully, 3-of-4 partly."""
-        cache = self.complete_cache if complete_only else self.cache
+        cache = self.cache
         bonus = 0.0
         for line in LINES:
             key = (grid[line[0]], grid[line[1]], grid[line[2]], grid[line[3]])
             value = cache.get(key)
             if value is None:
-                value = cache[key] = self.line_value(key, complete_only)
+                value = cache[key] = self.line_value(key, False)
             bonus += value
         return bonus
 
@@ -289,9 +289,12 @@ class View:
     # ----- the round end (leylo_endgame.py) --------------------------------------
     def final(self, grid: list[str]) -> Final:
         """A grid as the round end counts it: face-up points after clearing its complete
-        lines, and the face-down cards (worth their true values then)."""
+        lines, and the face-down cards (worth their true values then). Clearing a line
+        empties its cells, so a row and a column that cross are never both cleared: the
+        lines cleared are all complete rows or all complete columns, whichever is more."""
         shown = sum(self.values[c] for c in grid if c != "hidden")
-        shown -= self.line_bonus(grid, complete_only=True)
+        cleared = [self.line_bonus_of(tuple(grid[i] for i in line), True) for line in LINES]
+        shown -= max(sum(cleared[:4]), sum(cleared[4:]))
         return round(shown), grid.count("hidden")
 
     @property
@@ -396,11 +399,12 @@ class View:
 
         return estimate_after
 
-    def line_bonus_of(self, key: tuple[str, ...]) -> float:
+    def line_bonus_of(self, key: tuple[str, ...], complete_only: bool = False) -> float:
         """The cached bonus of one line."""
-        value = self.cache.get(key)
+        cache = self.complete_cache if complete_only else self.cache
+        value = cache.get(key)
         if value is None:
-            value = self.cache[key] = self.line_value(key, False)
+            value = cache[key] = self.line_value(key, complete_only)
         return value
 
     def reveal(self, grid: list[str], cell: int, top: str | None = None) -> float:
