@@ -429,8 +429,40 @@ def test_leylo_counts_what_a_discard_gives_the_next_seat() -> None:
     assert feeding.damage("empty") == 0.0
 
 
-def test_leylo_draws_as_the_heuristic_does() -> None:
-    """Only placements weigh the discard; every other decision is the heuristic's."""
+def leylo_placing(card: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """An observation of seat to move holding `card` from the pile, its grid face down
+    but a 1 and a 2; and the placements it may make."""
+    observation = leylo_view(5)
+    grid = ["hidden"] * 16
+    grid[0], grid[5] = "1", "2"
+    observation["grids"][observation["seat"]] = grid
+    observation["face_down"][observation["seat"]] = 14
+    observation["phase"] = "place"
+    observation["holding"] = {"source": "pile", "card": card}
+    legal = [{"action": "replace", "cell": cell} for cell in range(16)]
+    legal += [{"action": "discard", "reveal": cell} for cell in range(16) if grid[cell] == "hidden"]
+    return observation, legal
+
+
+def test_leylo_turning_a_card_up_keeps_the_option_to_replace_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A middling card (a 5, the unseen cards' mean is about 5.8) is discarded and a card
+    turned up, which the bot may replace later if it is high; the heuristic (and the plan
+    without REVEAL_OPTION) puts it over a face-down card. A low card still goes there."""
+    leylo_plan = load_bot_module("ismcts").leylo_plan
+    assert leylo_plan.REVEAL_OPTION >= 1.0
+    five, legal = leylo_placing("5")
+    assert leylo_plan.choose(five, legal, random.Random(1))["action"] == "discard"
+    assert leylo_plan.choose(*leylo_placing("3"), random.Random(1))["action"] == "replace"
+    monkeypatch.setattr(leylo_plan, "REVEAL_OPTION", 0.0)
+    assert leylo_plan.choose(five, legal, random.Random(1))["action"] == "replace"
+
+
+def test_leylo_draws_as_the_heuristic_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only placements weigh the discard; without the option of a turned-up card every
+    other decision is the heuristic's."""
+    monkeypatch.setattr(load_bot_module("ismcts").leylo_plan, "REVEAL_OPTION", 0.0)
     heuristic = load_bot_module("leylo-heuristic")
     game = load_game("leylo").new(2, 7)
     walk = random.Random(3)

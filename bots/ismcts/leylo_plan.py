@@ -180,6 +180,9 @@ NEAR_LINE = 0.9
 HALF_LINE = 0.1
 #: A swap's cost: a turn that turns nothing up.
 SWAP_COST = 0.5
+#: Points a turned-up card is worth beyond its tempo: it is known then, so a high one can
+#: be replaced later, where a face-down card can only be replaced blindly (an option).
+REVEAL_OPTION = 2.0
 #: Points ending the round is worth beyond its doubling risk: it stops the opponents from
 #: improving their grids further.
 END_BONUS = 2.0
@@ -412,7 +415,7 @@ class View:
         if self.obs["ender"] is not None:
             return self.estimate(grid)  # in a final lap it changes no expectation
         if grid.count("hidden") > 1:
-            return self.estimate(grid) - TEMPO
+            return self.estimate(grid) - TEMPO - REVEAL_OPTION
         total = sum(self.hidden_pool.values())
         if total == 0:
             return self.estimate(grid)
