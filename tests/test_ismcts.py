@@ -429,14 +429,17 @@ def test_leylo_counts_what_a_discard_gives_the_next_seat() -> None:
     assert feeding.damage("empty") == 0.0
 
 
-def leylo_placing(card: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """An observation of seat to move holding `card` from the pile, its grid face down
-    but a 1 and a 2; and the placements it may make."""
+def leylo_placing(
+    card: str, face_up: dict[int, str] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """An observation of the seat to move holding `card` from the pile, its grid face down
+    but `face_up` (cell: card; default a 1 and a 2); and the placements it may make."""
     observation = leylo_view(5)
     grid = ["hidden"] * 16
-    grid[0], grid[5] = "1", "2"
+    for cell, up in (face_up or {0: "1", 5: "2"}).items():
+        grid[cell] = up
     observation["grids"][observation["seat"]] = grid
-    observation["face_down"][observation["seat"]] = 14
+    observation["face_down"][observation["seat"]] = grid.count("hidden")
     observation["phase"] = "place"
     observation["holding"] = {"source": "pile", "card": card}
     legal = [{"action": "replace", "cell": cell} for cell in range(16)]
@@ -457,6 +460,16 @@ def test_leylo_turning_a_card_up_keeps_the_option_to_replace_it(
     assert leylo_plan.choose(*leylo_placing("3"), random.Random(1))["action"] == "replace"
     monkeypatch.setattr(leylo_plan, "REVEAL_OPTION", 0.0)
     assert leylo_plan.choose(five, legal, random.Random(1))["action"] == "replace"
+
+
+def test_leylo_turns_up_the_card_that_may_complete_a_line() -> None:
+    """Discarding an 11 and turning a card up: the cell that a 9 (or a red joker) would
+    make a row of four with, not any face-down cell."""
+    leylo_plan = load_bot_module("ismcts").leylo_plan
+    observation, legal = leylo_placing("11", {0: "9", 1: "9", 2: "9"})
+    for seed in range(5):
+        decision = leylo_plan.choose(observation, legal, random.Random(seed))
+        assert decision == {"action": "discard", "reveal": 3}
 
 
 def test_leylo_draws_as_the_heuristic_does(monkeypatch: pytest.MonkeyPatch) -> None:

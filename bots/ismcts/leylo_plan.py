@@ -12,6 +12,10 @@ the pile by the expectation over the cards it may hold. What it adds to the heur
 
 * `Feeding`: a placement also pays for what the card it leaves on the discard pile is
   worth to the next seat.
+* The option of a turned-up card (`REVEAL_OPTION`): a card turned up is known, so if it
+  is high it can be replaced later, where a face-down card can only be replaced
+  blindly. Discarding and turning a card up counts that option, so a middling card (a 4
+  or 5, the unseen cards' mean is about 5.8) no longer goes over a face-down card.
 * Ending the round (leylo_endgame.py): worth its exact points, doubled with the
   computed chance that an opponent ends at or below them after its last turn (the
   sum of its face-down cards drawn from the unseen pool; the last turn played
@@ -410,11 +414,24 @@ class View:
             value = cache[key] = self.line_value(key, complete_only)
         return value
 
-    def reveal(self, grid: list[str], cell: int, top: str | None = None) -> float:
-        """Estimate after turning up a face-down cell (`top`: the card discarded)."""
+    def reveal(
+        self,
+        grid: list[str],
+        cell: int,
+        top: str | None = None,
+        place: Callable[[int, str], float] | None = None,
+    ) -> float:
+        """Estimate after turning up a face-down cell (`top`: the card discarded; `place`:
+        `placer(grid)`, to weigh the lines the card turned up may make or spoil, over the
+        cards it may be; without it every face-down cell is worth turning up alike)."""
         if self.obs["ender"] is not None:
             return self.estimate(grid)  # in a final lap it changes no expectation
         if grid.count("hidden") > 1:
+            total = sum(self.hidden_pool.values())
+            if place is not None and total:
+                pool = self.hidden_pool
+                mean = sum(k * place(cell, card) for card, k in pool.items() if k) / total
+                return mean - REVEAL_OPTION
             return self.estimate(grid) - TEMPO - REVEAL_OPTION
         total = sum(self.hidden_pool.values())
         if total == 0:
@@ -536,9 +553,9 @@ def choose(
             if score < best_score - 0.5:
                 best, best_score = decision, score
         return best
-    reveals = {i: view.reveal(grid, i) for i, c in enumerate(grid) if c == "hidden"}
-    best_reveal = min(reveals.values(), default=float("inf"))
     place = view.placer(grid)
+    reveals = {i: view.reveal(grid, i, None, place) for i, c in enumerate(grid) if c == "hidden"}
+    best_reveal = min(reveals.values(), default=float("inf"))
 
     def best_placement(card: str) -> float:
         """The best estimate reachable by placing `card`."""
