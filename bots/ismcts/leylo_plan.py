@@ -15,7 +15,9 @@ the pile by the expectation over the cards it may hold. What it adds to the heur
 * The option of a turned-up card (`REVEAL_OPTION`): a card turned up is known, so if it
   is high it can be replaced later, where a face-down card can only be replaced
   blindly. Discarding and turning a card up counts that option, so a middling card (a 4
-  or 5, the unseen cards' mean is about 5.8) no longer goes over a face-down card.
+  or 5, the unseen cards' mean is about 5.8) no longer goes over a face-down card. And
+  the card to turn up is chosen for the lines it may complete or spoil, over the cards
+  it may be (the heuristic turns up any face-down card).
 * Ending the round (leylo_endgame.py): worth its exact points, doubled with the
   computed chance that an opponent ends at or below them after its last turn (the
   sum of its face-down cards drawn from the unseen pool; the last turn played
@@ -170,7 +172,10 @@ never tuned on; win % and the mean score margin, lower is better for the bot):
   +0.7 / +0.4 / +2.4 points +- 2.0).
 - Did not help on top of the option (600000, and 200000 where named): tempo 1.3 +0.8 +-
   1.6, 0.7 +0.7 +- 1.6; rollouts from two own face-down cards with the opponent at up
-  to three -2.5 +- 1.9 (200000), +0.7 +- 1.8.
+  to three -2.5 +- 1.9 (200000), +0.7 +- 1.8. On top of both (600000): option 2.5 -1.2
+  +- 1.5; feeding weight 1.0 -1.9 +- 1.5; 2-of-4 share 0.2 -4.6 +- 1.8 (842 games); a
+  face-down card replaced by a known one losing an option of its own (1 point, the
+  option of turning up 1, so that the two keep their difference) -3.0 +- 1.9.
 Standard library only (the rollouts also use arena.games).
 """
 
