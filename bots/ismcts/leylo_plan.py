@@ -169,7 +169,8 @@ never tuned on; win % and the mean score margin, lower is better for the bot):
 - With it, the cell turned up chosen by the lines the card may complete or spoil
   (`reveal` with `place`; before, every face-down cell was worth the same, so the
   choice was random): 70.0 / 70.7 / 71.4 %, about 70.7 % (against the option alone
-  +0.7 / +0.4 / +2.4 points +- 2.0).
+  +0.7 / +0.4 / +2.4 points +- 2.0). On 800000, a block used for nothing before:
+  71.2 %, where the code before the option won 64.9 % (+6.3 +- 2.0).
 - Did not help on top of the option (600000, and 200000 where named): tempo 1.3 +0.8 +-
   1.6, 0.7 +0.7 +- 1.6; rollouts from two own face-down cards with the opponent at up
   to three -2.5 +- 1.9 (200000), +0.7 +- 1.8. On top of both (600000): option 2.5 -1.2
