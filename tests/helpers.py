@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -146,6 +147,23 @@ def search_twice(
         )
         for _ in range(2)
     ]
+
+
+def heuristic_walk(
+    game: Any, choose: Callable[..., Any], seed: int
+) -> list[tuple[Any, int, list[Any]]]:
+    """(a copy of the state, seat, legal) at every decision of `game` played on by `choose`
+    (a heuristic bot's, called with observation, legal and rng) with three decisions in
+    ten random instead, so that rarer phases come up too."""
+    rng = random.Random(seed)
+    found = []
+    while not game.is_over():
+        seat = game.to_move()[0]
+        observation, legal = game.observe(seat), game.legal(seat)
+        found.append((game.clone(), seat, list(legal)))
+        pick = choose(observation, legal, rng)
+        game.apply(seat, rng.choice(legal) if rng.random() < 0.3 else pick)
+    return found
 
 
 def tree_seats(root: Any) -> set[int]:

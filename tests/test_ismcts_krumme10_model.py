@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from arena.games import load_game
-from tests.helpers import load_bot_module, search_twice, tree_seats
+from tests.helpers import heuristic_walk, load_bot_module, search_twice, tree_seats
 
 ismcts = load_bot_module("ismcts")
 tree_search = ismcts.tree_search
@@ -29,17 +29,8 @@ SETUPS: list[tuple[int, dict[str, Any]]] = [
 def walk_positions(players: int, variant: dict[str, Any], seed: int) -> list[tuple[Any, int]]:
     """(state, seat) at every decision with a choice of a match played by the heuristic
     with some random decisions mixed in (so that steals, takes and scorings come up)."""
-    game = GAME.new(players, seed, variant)
-    rng = random.Random(seed)
-    found = []
-    while not game.is_over():
-        seat = game.to_move()[0]
-        observation, legal = game.observe(seat), game.legal(seat)
-        if len(legal) > 1:
-            found.append((game.clone(), seat))
-        pick = heuristic.choose(observation, legal, rng)
-        game.apply(seat, rng.choice(legal) if rng.random() < 0.3 else pick)
-    return found
+    walk = heuristic_walk(GAME.new(players, seed, variant), heuristic.choose, seed)
+    return [(state, seat) for state, seat, legal in walk if len(legal) > 1]
 
 
 def test_the_model_decides_as_the_heuristic_bot() -> None:

@@ -9,7 +9,7 @@ import sys
 from typing import Any
 
 from arena.games import load_game
-from tests.helpers import load_bot_module, search_twice
+from tests.helpers import heuristic_walk, load_bot_module, search_twice
 
 ismcts = load_bot_module("ismcts")
 tree_search = ismcts.tree_search
@@ -22,16 +22,11 @@ def walk_positions(players: int, pro: bool, seed: int) -> list[tuple[Any, int, l
     """(state, seat, legal) at every decision of a match played by the heuristic with
     some random decisions mixed in (so that takes and twists come up too)."""
     variant = GAME.spec.resolve_variant({"pro": pro, "rounds": 1})
-    game = GAME.new(players, seed, variant)
-    rng = random.Random(seed)
-    found = []
-    while not game.is_over():
-        seat = game.to_move()[0]
-        observation, legal = game.observe(seat), game.legal(seat)
-        found.append((game.clone(), seat, list(legal)))
-        pick = heuristic.choose(observation, legal, rng, variant)
-        game.apply(seat, rng.choice(legal) if rng.random() < 0.3 else pick)
-    return found
+
+    def choose(observation: Any, legal: list[Any], rng: random.Random) -> Any:
+        return heuristic.choose(observation, legal, rng, variant)
+
+    return heuristic_walk(GAME.new(players, seed, variant), choose, seed)
 
 
 def test_the_fast_paths_rate_as_the_general_ones() -> None:
