@@ -7,6 +7,7 @@ alone; one match goes through arena's runner with the bot as a sandboxed subproc
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import subprocess
@@ -424,7 +425,7 @@ def test_leylo_counts_what_a_discard_gives_the_next_seat() -> None:
     grid[3] = "11"
     view["grids"][rival] = grid
     feeding = leylo_plan.Feeding(leylo_plan.View(view), view)
-    assert feeding.damage("5") > 10  # beyond what a pile card gives it
+    assert feeding.damage("5") > 5  # beyond what a pile card gives it (a 5 elsewhere: 1-2)
     assert feeding.damage("11") == 0.0  # worse than what the pile gives it on average
     assert feeding.damage("empty") == 0.0
 
@@ -447,6 +448,32 @@ def leylo_placing(
     return observation, legal
 
 
+def heuristic_evaluation(monkeypatch: pytest.MonkeyPatch, leylo_plan: Any) -> None:
+    """Give the plan bots/leylo-heuristic's evaluation: no option of a turned-up card, and
+    the same line shares at every point of a round (0.9 of the matching card's points for
+    three of four, 0.1 for two)."""
+    monkeypatch.setattr(leylo_plan, "REVEAL_OPTION", 0.0)
+    monkeypatch.setattr(leylo_plan, "NEAR_BY_RACE", (0.9,) * 4)
+    monkeypatch.setattr(leylo_plan, "HALF_BY_RACE", (0.1,) * 4)
+
+
+def test_leylo_builds_lines_while_there_is_time_to_complete_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A third 9 beside two 9s makes a line worth finishing at a round's start; when an
+    opponent keeps one face-down card the line will rarely be completed in time
+    (scripts/leylo_line_odds.py), so the bot turns a card up instead. With the same share
+    all round (the heuristic's), it builds the line then too."""
+    leylo_plan = load_bot_module("ismcts").leylo_plan
+    early, legal = leylo_placing("9", {0: "9", 1: "9"})
+    late = copy.deepcopy(early)
+    late["face_down"][1 - late["seat"]] = 1
+    assert leylo_plan.choose(early, legal, random.Random(1)) == {"action": "replace", "cell": 2}
+    assert leylo_plan.choose(late, legal, random.Random(1))["action"] == "discard"
+    heuristic_evaluation(monkeypatch, leylo_plan)
+    assert leylo_plan.choose(late, legal, random.Random(1)) == {"action": "replace", "cell": 2}
+
+
 def test_leylo_turning_a_card_up_keeps_the_option_to_replace_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -458,7 +485,7 @@ def test_leylo_turning_a_card_up_keeps_the_option_to_replace_it(
     five, legal = leylo_placing("5")
     assert leylo_plan.choose(five, legal, random.Random(1))["action"] == "discard"
     assert leylo_plan.choose(*leylo_placing("3"), random.Random(1))["action"] == "replace"
-    monkeypatch.setattr(leylo_plan, "REVEAL_OPTION", 0.0)
+    heuristic_evaluation(monkeypatch, leylo_plan)
     assert leylo_plan.choose(five, legal, random.Random(1))["action"] == "replace"
 
 
@@ -473,9 +500,9 @@ def test_leylo_turns_up_the_card_that_may_complete_a_line() -> None:
 
 
 def test_leylo_draws_as_the_heuristic_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Only placements weigh the discard; without the option of a turned-up card every
-    other decision is the heuristic's."""
-    monkeypatch.setattr(load_bot_module("ismcts").leylo_plan, "REVEAL_OPTION", 0.0)
+    """Only placements weigh the discard; with the heuristic's evaluation (no option of a
+    turned-up card, flat line shares) every other decision is the heuristic's."""
+    heuristic_evaluation(monkeypatch, load_bot_module("ismcts").leylo_plan)
     heuristic = load_bot_module("leylo-heuristic")
     game = load_game("leylo").new(2, 7)
     walk = random.Random(3)

@@ -24,6 +24,15 @@ def test_a_short_winrate_run_reports_the_win_rate_with_its_interval() -> None:
     assert "95% CI" in done.stdout
 
 
+def test_leylo_line_odds_reports_a_rate_and_a_share_per_race() -> None:
+    done = script("leylo_line_odds.py", "--games", "2", "--workers", "1", "--iterations", "5")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if "%" in line]
+    assert [" ".join(row[:-3]) for row in rows] == ["<= 1", "2-3", "4-7", ">= 8"] * 2
+    seen = sum(int(row[-3]) for row in rows)
+    assert seen > 0  # the bot's grids held nearly complete lines
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -43,6 +52,7 @@ def test_a_short_winrate_run_reports_the_win_rate_with_its_interval() -> None:
         (["bench_dask.py", "--bots", "random,nope"], "no bundled bot 'nope'"),
         (["bench_fairness.py", "--decisions", "0"], "at least 1"),
         (["bench_startup.py", "--n", "0"], "at least 1"),
+        (["leylo_line_odds.py", "--games", "0"], "at least 1"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:

@@ -9,8 +9,9 @@ game_knowledge.py. Two games do not use the tree (it lost to both heuristics):
 Twirkle plans whole placements exhaustively and plays the best (twirkle_plan.py), and
 at the end of every turn shifts a card to set up its own next placement against the
 next seat's sampled hands (twirkle_shift.py, with twirkle_reply.py's fast
-best-placement windows); LEYLO plays the heuristic bot's greedy grid evaluation (plus
-a 2-of-4 line bonus), a cost for what a placement feeds the next seat, and round ends
+best-placement windows); LEYLO plays the heuristic bot's greedy grid evaluation (with
+nearly complete lines worth more early in a round than late, as often as they are
+completed then), a cost for what a placement feeds the next seat, and round ends
 valued by the computed chance of being doubled, the next seat seeing a face-down card
 that the ending placement replaces (leylo_plan.py, leylo_endgame.py); near the round end
 in two-player games it compares the greedy choice with the best decision of every other
