@@ -49,9 +49,10 @@ def matching(cells: list[str], colour: dict[str, str]) -> int:
     return max((numbers.count(n) + jokers.count(colour[n]) for n in set(numbers)), default=0)
 
 
-def bucket(race: int) -> int:
-    """The race bucket of a turn."""
-    return sum(race > limit for limit in (1, 3, 7))
+def bucket(race: int, limits: tuple[int, ...]) -> int:
+    """The race bucket of a turn (`limits`: leylo_plan.RACE_LIMITS, whose buckets BUCKETS
+    names)."""
+    return sum(race > limit for limit in limits)
 
 
 def play(args: tuple[int, int, int]) -> Counter[tuple[int, int, bool]]:
@@ -74,10 +75,11 @@ def play(args: tuple[int, int, int]) -> Counter[tuple[int, int, bool]]:
             decision = (bot if s == seat else heuristic)(obs, game.legal(s), rngs[s])
             if s == seat and obs["phase"] == "turn" and obs["ender"] is None:
                 grid = obs["grids"][s]
+                race = bucket(min(obs["face_down"]), plan.RACE_LIMITS)
                 for number, line in enumerate(plan.LINES):
                     match = matching([grid[c] for c in line], plan.COLOUR)
                     if match in CLEARED:
-                        open_lines.append((number, match, bucket(min(obs["face_down"]))))
+                        open_lines.append((number, match, race))
             if s == seat and decision["action"] == "clear":
                 cleared.add(decision["row"] if "row" in decision else 4 + decision["column"])
             joint[s] = decision

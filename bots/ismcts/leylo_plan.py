@@ -269,13 +269,13 @@ class View:
         self.seat: int = obs["seat"]
         self.values = {card: card_points(card, obs["action_card_value"]) for card in DECK}
         self.values["empty"] = 0.0
-        # Line bonuses do not depend on the face-down estimate: share them between turns.
-        race = min(obs["face_down"])
+        race = min(obs["face_down"])  # the fewest face-down cards of any seat
         bucket = sum(race > limit for limit in RACE_LIMITS)
         self.near, self.half = NEAR_BY_RACE[bucket], HALF_BY_RACE[bucket]
-        key = (obs["action_card_value"], self.near, self.half)
-        self.cache = _CACHES.setdefault((key[0], False, *key[1:]), {})
-        self.complete_cache = _CACHES.setdefault((key[0], True, 0.0, 0.0), {})
+        # Line bonuses do not depend on the face-down estimate: share them between turns.
+        action_value = obs["action_card_value"]
+        self.cache = _CACHES.setdefault((action_value, False, self.near, self.half), {})
+        self.complete_cache = _CACHES.setdefault((action_value, True, 0.0, 0.0), {})  # no shares
         seen: dict[str, int] = dict.fromkeys(DECK, 0)
         for grid in obs["grids"]:
             for cell in grid:
