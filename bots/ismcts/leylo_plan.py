@@ -496,18 +496,17 @@ class View:
         cards it may be; without it every face-down cell is worth turning up alike)."""
         if self.obs["ender"] is not None:
             return self.estimate(grid)  # in a final lap it changes no expectation
+        pool = self.hidden_pool
+        total = sum(pool.values())
         if grid.count("hidden") > 1:
-            total = sum(self.hidden_pool.values())
             if place is not None and total:
-                pool = self.hidden_pool
                 mean = sum(k * place(cell, card) for card, k in pool.items() if k) / total
                 return mean - REVEAL_OPTION
             return self.estimate(grid) - TEMPO - REVEAL_OPTION
-        total = sum(self.hidden_pool.values())
         if total == 0:
             return self.estimate(grid)
         score = 0.0
-        for card, k in self.hidden_pool.items():
+        for card, k in pool.items():
             if k:
                 after = list(grid)
                 after[cell] = card
