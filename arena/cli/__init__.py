@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
-import signal
-import sys
 import time
 from pathlib import Path
 from typing import Annotated
@@ -17,10 +14,13 @@ from rich.console import Console
 from arena.cli import bot, db, demo, doctor, games, ladder, leaderboard, play, replay, tournament
 from arena.cli import match as match_cli
 from arena.cli.common import SETTINGS
+from arena.cli.group import ArenaGroup
 from arena.cli.safe import SafeRichHandler
 
 app = typer.Typer(
     name="arena",
+    cls=ArenaGroup,
+    rich_markup_mode=None,
     help="Run bots written in any language against each other at card games.",
     no_args_is_help=True,
     pretty_exceptions_show_locals=False,
@@ -102,12 +102,5 @@ app.add_typer(db.app, name="db")
 
 
 def main() -> None:
-    """Console entry point; ends quietly when its output is closed (`arena ... | head`)."""
-    try:
-        app()
-    except BrokenPipeError:
-        # Python's advice for SIGPIPE: point stdout at /dev/null so that the flush at
-        # exit does not fail again, and exit as a process killed by SIGPIPE would.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(128 + signal.SIGPIPE)
+    """Console entry point (`arena.cli.group` holds its conventions: errors, closed pipes)."""
+    app()

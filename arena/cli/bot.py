@@ -10,7 +10,7 @@ from arena.cli.common import echo_json, home, open_store, out, print_rows
 from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
 
-app = typer.Typer(help="Submit and inspect bots.", no_args_is_help=True)
+app = typer.Typer(rich_markup_mode=None, help="Submit and inspect bots.", no_args_is_help=True)
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 

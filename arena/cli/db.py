@@ -14,7 +14,9 @@ from arena.cli.errors import reports_errors
 from arena.cli.safe import text
 
 app = typer.Typer(
-    help="The database's schema: which revision, and upgrading it.", no_args_is_help=True
+    rich_markup_mode=None,
+    help="The database's schema: which revision, and upgrading it.",
+    no_args_is_help=True,
 )
 
 

@@ -10,7 +10,9 @@ from arena.cli.common import echo_json, home, open_store, print_rows
 from arena.cli.errors import UserError, err, reports_errors
 from arena.cli.tournament import ExecutorOption, play
 
-app = typer.Typer(help="Rating ladders: matches chosen by TrueSkill match quality.")
+app = typer.Typer(
+    rich_markup_mode=None, help="Rating ladders: matches chosen by TrueSkill match quality."
+)
 
 
 @app.command()

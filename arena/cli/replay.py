@@ -14,7 +14,9 @@ from rich.console import Console
 from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
 
-app = typer.Typer(help="Check, print or view replay files.", no_args_is_help=True)
+app = typer.Typer(
+    rich_markup_mode=None, help="Check, print or view replay files.", no_args_is_help=True
+)
 out = Console(highlight=False, soft_wrap=True)
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
     from arena.store import Store
     from arena.tournament import runner
 
-app = typer.Typer(help="Run and inspect tournaments.", no_args_is_help=True)
+app = typer.Typer(rich_markup_mode=None, help="Run and inspect tournaments.", no_args_is_help=True)
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")]
 ExecutorOption = Annotated[
     str | None,
