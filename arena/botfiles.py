@@ -11,8 +11,11 @@ once, through file descriptors, never by path:
   is stored, byte for byte;
 - a symbolic link is never followed on disk. It is kept only when it leads,
   resolved inside the folder as read, to a regular file of the folder; it is
-  then stored as a copy of that file. Anything else (absolute, out of the folder,
-  to a folder, dangling, a loop) is refused with the link's path;
+  then stored as a copy of that file, and the copy counts toward the size limit
+  like the file itself (30 links to a 16 MiB file would store and stage 496 MiB).
+  Anything else (absolute, out of the folder, to a folder, dangling, a loop) is
+  refused with the link's path;
+- a name must be UTF-8 without control characters (`name_problem`);
 - device files, FIFOs and sockets are refused;
 - `LIMITS` bounds a submission, checked while reading, so a huge folder is
   refused before it fills memory or the disk.
@@ -26,6 +29,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -104,15 +108,40 @@ class _Reading:
         entries = len(self.files) + len(self.links) + len(self.dirs) + 1
         if entries > self.limits.entries:
             raise self.error(parts, f"more than {self.limits.entries} files and folders")
+        self.charge(parts, size)
+
+    def charge(self, parts: tuple[str, ...], size: int, why: str = "") -> None:
+        """Charge `size` bytes stored for `parts` (a file, or a link's copy of one)."""
         if size > self.limits.file_bytes:
             raise self.error(parts, f"larger than {self.limits.file_bytes // 2**20} MiB")
         self.total += size
         if self.total > self.limits.total_bytes:
-            raise self.error(parts, f"more than {self.limits.total_bytes // 2**20} MiB in all")
+            limit = self.limits.total_bytes // 2**20
+            raise self.error(parts, f"more than {limit} MiB in all{why}")
 
     def error(self, parts: tuple[str, ...], reason: str) -> BotFolderError:
         """A one-line error naming the offending path."""
         return BotFolderError(f"{self.folder / '/'.join(parts)}: {reason}")
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be a file name in a bot folder, None when it can.
+
+    Names are hashed and stored as UTF-8, and shown in one-line errors and listings:
+    a name must be UTF-8 (no undecodable bytes) without control characters (ESC, newline).
+
+    >>> name_problem("bot.py") is None
+    True
+    >>> name_problem("a\\x1b[2Jb")
+    "a file name with a control character: 'a\\\\x1b[2Jb'"
+    """
+    try:
+        name.encode()
+    except UnicodeEncodeError:  # a byte that is not UTF-8 (decoded as a lone surrogate)
+        return f"a file name that is not UTF-8: {name!r}"
+    if any(unicodedata.category(char) == "Cc" for char in name):
+        return f"a file name with a control character: {name!r}"
+    return None
 
 
 def _open_folder(folder: Path) -> int:
@@ -186,10 +215,9 @@ def _walk(reading: _Reading, dir_fd: int, prefix: tuple[str, ...]) -> None:
         raise reading.error(prefix, f"folders nested deeper than {reading.limits.depth}")
     for name in sorted(os.listdir(dir_fd)):
         parts = (*prefix, name)
-        try:
-            name.encode()
-        except UnicodeEncodeError:  # hashed and stored as UTF-8: a name must be UTF-8
-            raise reading.error(prefix, f"a file name that is not UTF-8: {name!r}") from None
+        problem = name_problem(name)
+        if problem:
+            raise reading.error(prefix, problem)
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
         if stat.S_ISDIR(info.st_mode):
             if name in IGNORED_DIRS:
@@ -242,7 +270,8 @@ def read_folder(
     limits: Limits = LIMITS,
     skip: frozenset[tuple[str, ...]] = frozenset(),
 ) -> dict[tuple[str, ...], BotFile]:
-    """Every file of the folder by path parts, read once; links inside it stored as copies.
+    """Every file of the folder by path parts, read once; links inside it stored as copies
+    (each charged to the size limit as a copy).
 
     The files at `skip` (what a build added) are left unread and uncounted.
     Raises BotFolderError naming the path of a link out of the folder, a link to a
@@ -258,6 +287,8 @@ def read_folder(
         found = reading.files.get(_follow(reading, link, 0))
         if found is None:
             raise reading.error(link, f"a link to a folder (to {reading.links[link]})")
+        # Stored and staged as a copy, so it costs what its file costs (not a free copy).
+        reading.charge(link, len(found.data), " (a link counts as a copy of its file)")
         reading.files[link] = BotFile(link, found.data, found.executable)
     return dict(sorted(reading.files.items()))
 

@@ -32,6 +32,7 @@ from arena.botfiles import BotFolderError, Limits
 from arena.cli import app
 from arena.manifest import BUNDLED_BOTS, find_bot, load_manifest
 from arena.match import MatchSpec
+from arena.sandbox.bwrap import Staging
 from arena.store import NotOwnerError, Store, default_url
 from arena.tournament import runner as truns
 from arena.tournament.config import TournamentConfig
@@ -152,6 +153,40 @@ def test_links_to_files_inside_are_stored_as_copies(
     for name in ("bot.py", "real.py", "lib/again.py"):
         assert not (copy / name).is_symlink() and (copy / name).read_bytes() == code
     assert registry.content_hash(load_manifest(copy)) == version.sha256
+
+
+def stored_bytes(root: Path) -> int:
+    """The bytes of the files under `root` (a link costs nothing: it is not followed)."""
+    return sum(p.lstat().st_size for p in root.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+def test_links_to_a_big_file_are_refused_past_the_size_limit(tmp_path: Path, home: Path) -> None:
+    """Issue 30 item 3: 30 links to a 16 MiB file were stored and staged as 496 MiB."""
+    folder = polite_folder(tmp_path / "bot")
+    with open(folder / "model.bin", "wb") as sparse:
+        sparse.truncate(botfiles.LIMITS.file_bytes)  # as big as a file may be
+    for i in range(30):
+        (folder / f"copy{i:02}.bin").symlink_to("model.bin")
+    result = arena(home, "bot", "submit", str(folder))
+    assert_one_line_error(result, "copy02.bin", "more than 64 MiB in all", "a link counts")
+    assert stored(home) == []
+
+
+def test_what_links_store_and_stage_stays_within_the_limits(tmp_path: Path) -> None:
+    folder = polite_folder(tmp_path / "bot")
+    (folder / "model.bin").write_bytes(b"m" * 900)
+    for i in range(2):
+        (folder / f"copy{i}.bin").symlink_to("model.bin")
+    small = Limits(file_bytes=1000, total_bytes=2800 + (folder / "bot.py").stat().st_size)
+    botfiles.write_folder(botfiles.read_folder(folder, small), tmp_path / "stored")
+    assert stored_bytes(tmp_path / "stored") <= small.total_bytes
+    staging = Staging(tmp_path / "stage")
+    staged = staging.acquire(tmp_path / "stored")
+    assert stored_bytes(staged) == stored_bytes(tmp_path / "stored")
+    staging.release(staged)
+    (folder / "copy2.bin").symlink_to("copy1.bin")  # a link to a link costs its file too
+    with pytest.raises(BotFolderError, match=r"copy2\.bin: more than 0 MiB in all"):
+        botfiles.read_folder(folder, small)
 
 
 @pytest.mark.parametrize("kind", ["fifo", "socket", "device"])
