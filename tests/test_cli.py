@@ -191,10 +191,10 @@ def test_issue_14_leaderboard_counts_shared_firsts_apart_and_says_which_score_wi
         ("beta", 4, 0, 1),
     ]
     assert {r["score_order"] for r in rows} == {"higher score wins"}
-    table = runner.invoke(app, [*home, "leaderboard", "take-that"])
+    table = runner.invoke(app, [*home, "leaderboard", "take-that"], env={"COLUMNS": "200"})
     assert table.exit_code == 0, table.output
     assert "leaderboard (higher score wins)" in table.stdout
-    assert "shared_1st" in table.stdout and "score_order" not in table.stdout
+    assert "shared 1st" in table.stdout and "score order" not in table.stdout
     # LEYLO: the lowest total wins
     leylo = runner.invoke(app, [*home, "leaderboard", "leylo"])
     assert "leaderboard (lower score wins): nothing yet" in leylo.stdout

@@ -90,8 +90,8 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def tournament(home: Path) -> tuple[int, Result]:
     """`tournament run` between the two, once for the module: its id and its result."""
-    args = ["--home", str(home), "tournament", "run", "--game", "take-that"]
-    result = runner.invoke(app, [*args, "--bots", f"{NAME},polite", "--rounds", "1", "-q"])
+    args = ["tournament", "run", "--game", "take-that", "--bots", f"{NAME},polite"]
+    result = arena(home, *args, "--rounds", "1", "-q")
     assert result.exit_code == 0, result.output
     found = re.search(r"tournament (\d+) scheduled", result.stderr)
     assert found is not None, result.stderr
@@ -99,8 +99,9 @@ def tournament(home: Path) -> tuple[int, Result]:
 
 
 def arena(home: Path, *args: str) -> Result:
-    """Run one arena command in `home`."""
-    return runner.invoke(app, ["--home", str(home), *args])
+    """Run one arena command in `home`, on a terminal wide enough for the hostile name
+    (at 80 columns a table may cut it with an ellipsis: tests/test_tables.py)."""
+    return runner.invoke(app, ["--home", str(home), *args], env={"COLUMNS": "200"})
 
 
 def test_tournament_run_shows_names_literally(tournament: tuple[int, Result]) -> None:

@@ -13,7 +13,7 @@ from rich.console import Console
 
 from arena.cli import bot, db, demo, doctor, games, ladder, leaderboard, play, replay, tournament
 from arena.cli import match as match_cli
-from arena.cli.common import SETTINGS
+from arena.cli.common import SETTINGS, fit_output
 from arena.cli.group import ArenaGroup
 from arena.cli.safe import SafeRichHandler
 
@@ -44,6 +44,7 @@ def setup(
 ) -> None:
     """Run bots written in any language against each other at card games."""
     SETTINGS.home, SETTINGS.db = home, db
+    fit_output()
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     # Logs go to stderr: stdout carries only data (tables, --json).
     handler = SafeRichHandler(show_path=False, markup=False, console=Console(stderr=True))

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-
 from arena.cli.common import echo_json, out
 from arena.cli.errors import UserError, err
 from arena.cli.safe import text
+from arena.cli.tables import fitted, hidden_note
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no match code
     from arena.check import CheckReport, GameCheck, Plan
@@ -42,6 +41,46 @@ def _mib(value: int | None) -> str:
     return "" if value is None else f"{value / 2**20:.0f}"
 
 
+#: The per-game table's columns, and those left out first when it does not fit.
+CHECK_COLUMNS = (
+    "game",
+    "result",
+    "players",
+    "matches",
+    "decisions",
+    "p50 ms",
+    "p99 ms",
+    "max ms",
+    "deadline ms",
+    "start-up ms",
+    "peak MiB",
+    "limit MiB",
+)
+CHECK_DROP = ("p50 ms", "limit MiB", "decisions", "start-up ms", "deadline ms", "matches")
+
+
+def _check_row(game: GameCheck) -> list[str]:
+    counts = ",".join(str(n) for n in game.player_counts)
+    if game.variant:  # the extra match at the most players, every variant option on
+        counts += f" +{max(game.player_counts)} " + ",".join(
+            f"{k}={v}".replace("=True", "") for k, v in game.variant.items()
+        )
+    return [
+        game.game,
+        "pass" if game.passed else "FAIL",
+        counts,
+        str(game.matches),
+        str(game.decisions),
+        _ms(game.decision_p50_ms),
+        _ms(game.decision_p99_ms),
+        _ms(game.decision_max_ms),
+        str(game.deadline_ms),
+        _ms(game.startup_ms),
+        _mib(game.peak_memory_bytes),
+        _mib(game.memory_limit_bytes),
+    ]
+
+
 def show(report: CheckReport) -> None:
     """Print a report for people: one row per game, then each failure's evidence."""
     out.print(text(f"checking {report.bot} ({report.folder}), seed {report.seed}"))
@@ -52,48 +91,23 @@ def show(report: CheckReport) -> None:
         if report.error_output.strip():
             err.print(text(report.error_output.strip("\n"), block=True), soft_wrap=True)
         return
-    table = Table(title=text("per game"), title_justify="left")
-    columns = [
-        "game",
-        "result",
-        "players",
-        "matches",
-        "decisions",
-        "p50 ms",
-        "p99 ms",
-        "max ms",
-        "deadline ms",
-        "start-up ms",
-        "peak MiB",
-        "limit MiB",
-    ]
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("game", "result") else "right")
-    for game in report.games:
-        result = ("pass", "green") if game.passed else ("FAIL", "bold red")
-        counts = ",".join(str(n) for n in game.player_counts)
-        if game.variant:  # the extra match at the most players, every variant option on
-            counts += f" +{max(game.player_counts)} " + ",".join(
-                f"{k}={v}".replace("=True", "") for k, v in game.variant.items()
-            )
-        cells = [
-            _ms(game.decision_p50_ms),
-            _ms(game.decision_p99_ms),
-            _ms(game.decision_max_ms),
-            str(game.deadline_ms),
-            _ms(game.startup_ms),
-            _mib(game.peak_memory_bytes),
-            _mib(game.memory_limit_bytes),
-        ]
-        table.add_row(
-            text(game.game),
-            text(result),
-            text(counts),
-            text(game.matches),
-            text(game.decisions),
-            *(text(c) for c in cells),
-        )
+    columns = list(CHECK_COLUMNS)
+    cells = [_check_row(game) for game in report.games]
+    numeric = set(columns) - {"game", "result", "players"}
+    width = out.width
+    table, hidden = fitted(
+        columns,
+        cells,
+        numeric=numeric,
+        width=width,
+        title="per game",
+        drop=CHECK_DROP,
+        prose=frozenset({"players"}),  # the player counts, then the variant: wraps at its space
+    )
     out.print(table)
+    note = hidden_note(hidden, width)
+    if note is not None:
+        out.print(note)
     for game in report.games:
         _show_game(game)
     verdict = ("passed", "bold green") if report.passed else ("FAILED", "bold red")

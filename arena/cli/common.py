@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -10,17 +11,23 @@ from typing import TYPE_CHECKING, Any
 import orjson
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from arena.cli.errors import UserError
 from arena.cli.safe import json_text, text
+from arena.cli.tables import fitted, hidden_note, width_for
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
     from arena.store import Store
 
 out = Console(highlight=False)
-if not out.is_terminal:  # piped or captured: do not squeeze tables into 80 columns
-    out = Console(highlight=False, width=160)
+
+
+def fit_output() -> None:
+    """Give `out` the width this invocation has (COLUMNS, the terminal's, else PIPE_WIDTH).
+
+    Called once per command: COLUMNS may change between invocations in one process.
+    """
+    out.width = width_for(out)
 
 
 @dataclass
@@ -67,21 +74,35 @@ def echo_json(data: Any) -> None:
 
 
 def print_rows(
-    rows: list[dict[str, Any]], title: str = "", columns: list[str] | None = None
+    rows: list[dict[str, Any]],
+    title: str = "",
+    columns: list[str] | None = None,
+    drop: Sequence[str] | None = None,
+    prose: frozenset[str] = frozenset(),
 ) -> None:
-    """Print a list of dicts as a table; every title and cell is shown literally (`safe.text`)."""
+    """Print a list of dicts as a table that fits the terminal (`arena.cli.tables`).
+
+    Every title and cell is shown literally (`safe.text`). `drop` names the columns
+    that may be left out when the table is too wide, the least needed first (default:
+    from the right, the first two columns kept); `prose` the columns beyond
+    `tables.PROSE` that wrap at spaces.
+    """
     if not rows:
         out.print(text(f"{title}: nothing yet" if title else "nothing yet"))
         return
     columns = columns or list(rows[0])
-    table = Table(title=text(title) if title else None, title_justify="left")
-    for column in columns:
-        numeric = all(isinstance(r.get(column), int | float) for r in rows)
-        # fold, never cut: all of a name or detail is shown
-        table.add_column(text(column), justify="right" if numeric else "left", overflow="fold")
-    for row in rows:
-        table.add_row(*[text(_cell(row.get(c))) for c in columns])
-    out.print(table)
+    numeric = {c for c in columns if all(isinstance(r.get(c), int | float) for r in rows)}
+    numeric -= prose
+    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+    width = out.width
+    order = list(reversed(columns[2:])) if drop is None else list(drop)
+    table, hidden = fitted(
+        columns, cells, numeric=numeric, width=width, title=title, drop=order, prose=prose
+    )
+    out.print(table, width=width)
+    note = hidden_note(hidden, width)
+    if note is not None:
+        out.print(note, width=width)
 
 
 def _cell(value: Any) -> str:

@@ -43,7 +43,7 @@ def doctor(
         }
         for r in found["protections"]
     ]
-    print_rows(rows, title="bot sandbox")
+    print_rows(rows, title="bot sandbox", drop=(), prose=frozenset({"protection"}))
     if not found["sandboxed"]:
         typer.echo("warning: bots are not sandboxed here (install bubblewrap)", err=True)
     if not any(r["active"] for r in found["protections"] if r["protection"] == "cgroup cpu"):

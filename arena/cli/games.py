@@ -6,12 +6,10 @@ from typing import Annotated
 
 import orjson
 import typer
-from rich.console import Console
-from rich.table import Table
 
+from arena.cli.common import out
+from arena.cli.tables import fitted
 from arena.games import all_games
-
-out = Console(highlight=False)
 
 
 def list_games(
@@ -33,9 +31,17 @@ def list_games(
     if as_json:
         typer.echo(orjson.dumps(rows).decode())
         return
-    table = Table("game", "title", "players", "variants (default, range)")
-    for game in all_games():
-        variants = "\n".join(v.describe() + "  " + v.help for v in game.spec.variants)
-        players = f"{game.spec.min_players}-{game.spec.max_players}"
-        table.add_row(game.spec.id, game.spec.title, players, variants)
+    cells = [
+        [
+            game.spec.id,
+            game.spec.title,
+            f"{game.spec.min_players}-{game.spec.max_players}",
+            "\n".join(v.describe() + "  " + v.help for v in game.spec.variants),
+        ]
+        for game in all_games()
+    ]
+    columns = ["game", "title", "players", "variants (default, range)"]
+    table, _hidden = fitted(
+        columns, cells, numeric=set(), width=out.width, prose=frozenset(columns[-1:])
+    )
     out.print(table)

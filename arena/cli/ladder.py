@@ -8,6 +8,7 @@ import typer
 
 from arena.cli.common import echo_json, home, open_store, print_rows
 from arena.cli.errors import UserError, err, reports_errors
+from arena.cli.tables import STANDINGS_DROP
 from arena.cli.tournament import ExecutorOption, play
 
 app = typer.Typer(
@@ -91,4 +92,4 @@ def run(
         echo_json(rows)
         return
     columns = [c for c in rows[0] if c != "score_order"] if rows else None
-    print_rows(rows, f"ladder {tournament_id} standings", columns)
+    print_rows(rows, f"ladder {tournament_id} standings", columns, drop=STANDINGS_DROP)

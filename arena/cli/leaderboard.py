@@ -8,6 +8,7 @@ import typer
 
 from arena.cli.common import echo_json, open_store, print_rows
 from arena.cli.errors import UserError, reports_errors
+from arena.cli.tables import STANDINGS_DROP
 from arena.games import load_game
 
 
@@ -60,4 +61,5 @@ def leaderboard(
         return
     rules = rules_version or current
     title = f"{game} (rules v{rules}) leaderboard ({reports.score_order(game)})"
-    print_rows(rows, title, [c for c in rows[0] if c != "score_order"] if rows else None)
+    columns = [c for c in rows[0] if c != "score_order"] if rows else None
+    print_rows(rows, title, columns, drop=STANDINGS_DROP)

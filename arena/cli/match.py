@@ -17,6 +17,7 @@ import typer
 from arena.cli.common import echo_json, home, open_store, out, print_rows
 from arena.cli.errors import UserError, err, reports_errors
 from arena.cli.safe import text
+from arena.cli.tables import HEAD_TO_HEAD_DROP
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
     from arena.sprt import Sprt
@@ -182,7 +183,8 @@ def match(
         return
     from arena.headtohead import display
 
-    print_rows([display(result)], f"{game}: {result['bot']} against {result['opponent']}")
+    title = f"{game}: {result['bot']} against {result['opponent']}"
+    print_rows([display(result)], title, drop=HEAD_TO_HEAD_DROP)
     line = f"tournament {state.tournament_id}, seed {chosen}, {state.pairs} pairs"
     if test is not None:
         decided = {
@@ -250,4 +252,5 @@ def compare(
     print_rows(
         [headtohead.display(r) for r in rows],
         f"{game} head to head (score rate and Elo, 95 % intervals)",
+        drop=HEAD_TO_HEAD_DROP,
     )

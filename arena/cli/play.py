@@ -7,17 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from arena.cli.common import echo_json, open_store
+from arena.cli.common import echo_json, open_store, out
 from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
+from arena.cli.tables import fitted
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
     from arena.match import MatchResult
-
-out = Console(highlight=False)
 
 
 def result_json(result: MatchResult) -> dict[str, Any]:
@@ -55,17 +52,20 @@ def print_result(result: MatchResult) -> None:
     from arena.match import MatchStatus
 
     variant = " ".join(f"{k}={v}" for k, v in result.variant.items())
-    title = text(f"{result.game} seed={result.seed} {variant}")
-    table = Table(title=title, title_justify="left")
-    for column in ("seat", "bot", "score", "rank", "status"):
-        right = column in ("seat", "score", "rank")
-        # fold, never cut: all of a forfeit detail is shown
-        table.add_column(column, justify="right" if right else "left", overflow="fold")
-    for s in result.seats:
-        status = str(s.status) + (f": {s.detail}" if s.detail else "")
-        score = "" if s.score is None else f"{s.score:g}"
-        table.add_row(*(text(cell) for cell in (s.seat, s.bot, score, s.rank or "", status)))
-    out.print(table)
+    cells = [
+        [
+            str(s.seat),
+            s.bot,
+            "" if s.score is None else f"{s.score:g}",
+            str(s.rank or ""),
+            str(s.status) + (f": {s.detail}" if s.detail else ""),  # prose: wraps, never cut
+        ]
+        for s in result.seats
+    ]
+    columns = ["seat", "bot", "score", "rank", "status"]
+    title = f"{result.game} seed={result.seed} {variant}"
+    numeric = {"seat", "score", "rank"}
+    out.print(fitted(columns, cells, numeric=numeric, width=out.width, title=title)[0])
     if result.status is MatchStatus.PLATFORM_ERROR:
         out.print(text(("platform error, match void:", "bold red"), " ", result.error))
     for s in result.seats:

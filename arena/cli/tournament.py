@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.cli.common import echo_json, home, open_store, out, print_rows
 from arena.cli.errors import INTERRUPTED, UserError, err, fail, reports_errors
 from arena.cli.safe import text
+from arena.cli.tables import HEAD_TO_HEAD_DROP, STANDINGS_DROP
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
     from arena.store import Store
@@ -110,12 +111,14 @@ def show_summary(store: Store, tournament_id: int, as_json: bool) -> None:
         standings,
         f"standings ({details['score_order']})",
         [c for c in standings[0] if c != "score_order"] if standings else None,
+        drop=STANDINGS_DROP,
     )
     from arena import headtohead
 
     print_rows(
         [headtohead.display(row) for row in details["head_to_head"]],
         "head to head, pairwise (score rate and Elo, 95 % intervals)",
+        drop=HEAD_TO_HEAD_DROP,
     )
     if details["forfeits"]:
         out.print(text("forfeits: ", ", ".join(f"{k} {v}" for k, v in details["forfeits"].items())))
