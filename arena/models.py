@@ -15,8 +15,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, Text, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
+
+from arena.storedtext import BotString, BotText
 
 
 def now() -> datetime:
@@ -99,7 +101,8 @@ class Match(SQLModel, table=True):
     recorded: bool = Field(default=False, index=True)
     #: normal, forfeit or platform-error (arena.match.MatchStatus), once recorded.
     status: str | None = None
-    error: str | None = None
+    #: Why a void match was voided; may quote a bot (any text: arena.storedtext).
+    error: str | None = Field(default=None, sa_type=BotString)
     seconds: float | None = None
     recorded_at: datetime | None = None
 
@@ -110,7 +113,7 @@ class MatchReplay(SQLModel, table=True):
     match_id: int = Field(
         sa_column=Column(ForeignKey("match.id"), primary_key=True, autoincrement=False)
     )
-    replay: str = Field(sa_column=Column(Text, nullable=False))
+    replay: str = Field(sa_column=Column(BotText, nullable=False))
 
 
 class MatchSeat(SQLModel, table=True):
@@ -126,8 +129,10 @@ class MatchSeat(SQLModel, table=True):
     rank: int | None = None
     #: ok, crash, timeout, invalid, illegal or suspended (arena.match.SeatStatus).
     status: str
-    detail: str = ""
-    stderr: str = Field(default="", sa_column=Column(Text, nullable=False, default=""))
+    #: The bot's own text, any of it (arena.storedtext): a forfeit's detail may quote
+    #: the bot's invalid line.
+    detail: str = Field(default="", sa_type=BotString)
+    stderr: str = Field(default="", sa_column=Column(BotText, nullable=False, default=""))
     mu_before: float | None = None
     sigma_before: float | None = None
     mu_after: float | None = None

@@ -33,7 +33,13 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import select as select_columns
-from sqlalchemy.exc import ArgumentError, DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DataError,
+    DBAPIError,
+    IntegrityError,
+    SQLAlchemyError,
+)
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, create_engine, select
 
@@ -526,7 +532,7 @@ class Store:
         """
         self.record_many([(record, rate)])
 
-    def record_many(self, batch: Sequence[tuple[MatchRecord, Rater | None]]) -> None:
+    def record_many(self, batch: Sequence[tuple[MatchRecord, Rater | None]]) -> list[int]:
         """Store several finished matches, in schedule order, in one transaction.
 
         The rows are exactly those of recording the matches one by one: each match's
@@ -537,29 +543,58 @@ class Store:
         duplicate it; the batch commits whole or not at all. The leaderboard's
         counters on the rating rows (`Rating.games`, ...) move with it.
 
+        A match whose result the database refuses (its data, not the database's
+        state: `_DATA_ERRORS`) never holds back the others: the batch is recorded one
+        match at a time, and that match as void (`voided`). Returns the ids of the
+        matches recorded so; StoreError when even that cannot be stored.
+
         Its cost does not grow with the database, and little with the batch: a few
         statements per batch (each an executemany), whatever its size. Only a
         version's first rating at a game and rules version (its prior, and its
         seats counted) reads more, once.
         """
         if not batch:
-            return
+            return []
+        try:
+            self._record_together(batch)
+            return []
+        except (_RecordedMeanwhile, _Unstorable):
+            pass  # one at a time: skipping those recorded meanwhile, voiding the unstorable
+        voided = []
+        for record, rate in batch:
+            with contextlib.suppress(_RecordedMeanwhile):
+                try:
+                    self._record_together([(record, rate)])
+                except _Unstorable as error:
+                    self._record_void(record, error.reason)
+                    voided.append(record.match_id)
+        return voided
+
+    def _record_together(self, batch: Sequence[tuple[MatchRecord, Rater | None]]) -> None:
         try:
             with self.connection() as db:
                 _Batch(db, now()).record(batch)
-        except _RecordedMeanwhile:
-            # another connection recorded one of them: one at a time, skipping those
-            for item in batch:
-                with contextlib.suppress(_RecordedMeanwhile), self.connection() as db:
-                    _Batch(db, now()).record([item])
+        except _DATA_ERRORS as error:
+            raise _Unstorable(self._reason(error)) from None
+
+    def _record_void(self, record: MatchRecord, reason: str) -> None:
+        """Record a match whose result cannot be stored as void, with the reason."""
+        try:
+            self._record_together([(voided(record, reason), None)])
+        except _Unstorable as error:
+            raise StoreError(
+                f"database error: match {record.match_id} cannot be stored, even as void: "
+                f"{error.reason}"
+            ) from None
 
     @contextmanager
     def connection(self) -> Iterator[Connection]:
-        """A Core connection in one writing transaction; errors as in `write`."""
+        """A Core connection in one writing transaction; errors as in `write`, except
+        that a DataError (data the database refuses) passes through too."""
         try:
             with self.writer.begin() as connection:
                 yield connection
-        except IntegrityError:
+        except (IntegrityError, DataError):
             raise
         except DBAPIError as error:
             raise StoreError(f"database error: {self._reason(error)}") from None
@@ -1048,6 +1083,34 @@ Rater = Callable[[list[Skill]], list[Skill]]
 
 class _RecordedMeanwhile(Exception):
     """A match of a batch was recorded by another connection since it was read."""
+
+
+#: What a database (or its driver, binding a value) raises for a value it refuses,
+#: as against a state of its own (full, locked, read-only, gone: a StoreError).
+_DATA_ERRORS = (DataError, IntegrityError, UnicodeError, OverflowError)
+
+
+class _Unstorable(Exception):
+    """The database refused a value of a batch (`_DATA_ERRORS`); `reason` says which."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+#: How the reason of a match voided by `Store.record_many` begins.
+UNSTORABLE = "its result could not be stored: "
+
+
+def voided(record: MatchRecord, reason: str) -> MatchRecord:
+    """A match as void (platform-error, unrated): only its seats' bots and statuses kept.
+
+    The statuses stay so that a resume counts forfeit streaks as the run did.
+    """
+    seats = [SeatRecord(s.seat, s.bot_version_id, None, None, s.status) for s in record.seats]
+    return MatchRecord(
+        record.match_id, "platform-error", seats, UNSTORABLE + reason, record.seconds
+    )
 
 
 @dataclass

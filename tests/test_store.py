@@ -478,3 +478,109 @@ def test_a_batch_skips_matches_already_recorded_and_commits_whole(tmp_path: Path
     assert _stored(store, tid) == before  # nothing of the failed batch was kept
     assert counters(store) == counted_afresh(store)
     store.close()
+
+
+#: Text a bot can make arena keep: NUL (PostgreSQL text cannot hold it), lone surrogates
+#: (`surrogateescape`'s invalid UTF-8; neither database encodes them), the store's own
+#: escape character alone and followed by what looks like an escape, U+FFFD.
+BOT_TEXTS = (
+    "before\x00after",
+    "\x00",
+    "bad \udc80\udcff utf-8 \ud800",
+    "\x10",
+    "\x100000 \x10dc80 \x10zzzz \x10\x10",
+    "line 1\nline 2\t\ufffd \u202eevil\x1b[2J",
+    "",
+)
+
+
+def test_issue_30_any_text_a_bot_can_produce_is_stored_and_read_back_as_it_was(
+    store: Store,
+) -> None:
+    """A NUL failed the whole transaction on PostgreSQL, a lone surrogate on both."""
+    a, b = two_bots(store)
+    schedule = [Match(number=i, game="take-that", seed=i, lineup=[a, b]) for i in range(7)]
+    tid = store.create_tournament(tournament(), schedule)
+    records = [
+        MatchRecord(
+            match.id or 0,
+            "platform-error",
+            [SeatRecord(0, a, None, None, "invalid", said, said), SeatRecord(1, b, 1, 1, "ok")],
+            error=said,
+            replay=said,
+        )
+        for match, said in zip(store.matches(tid), BOT_TEXTS, strict=True)
+    ]
+    store.record_many([(records[0], None)])  # alone, and then the others as one batch
+    store.record_many([(record, None) for record in records[1:]])
+    seats = [seat for _match, seat in store.seat_rows(tournament_id=tid) if seat.seat == 0]
+    assert [(seat.detail, seat.stderr) for seat in seats] == [(t, t) for t in BOT_TEXTS]
+    voided = store.void_match_rows(tid)
+    assert [match.error or "" for match in voided] == list(BOT_TEXTS)
+    assert [store.replay(match.id or 0) for match in voided] == list(BOT_TEXTS)
+    assert [seat.detail for _m, seat in store.forfeits("alpha", limit=10)][::-1] == list(BOT_TEXTS)
+
+
+def test_issue_30_rows_stored_before_the_escape_read_back_as_they_were(store: Store) -> None:
+    """Revision 0004 escapes the escape character of older rows (SQLite ones may hold a
+    NUL before it, which stops SQLite's string functions)."""
+    a, b = two_bots(store)
+    tid = store.create_tournament(
+        tournament(), [Match(number=0, game="take-that", seed=1, lineup=[a, b])]
+    )
+    match_id = play(store, tid, [SeatRecord(0, a, 1, 1, "ok"), SeatRecord(1, b, 0, 2, "ok")])
+    sqlite = store.writer.dialect.name == "sqlite"
+    old = ("x\x00" if sqlite else "x") + "\x100000 \x10 \x10zz"  # as an older arena stored it
+    with store.writer.begin() as db:  # raw SQL: what an older arena wrote, unescaped
+        db.execute(text("UPDATE matchseat SET stderr = :v, detail = :w"), {"v": old, "w": old})
+        db.execute(text("UPDATE match SET error = :v"), {"v": old})
+        db.execute(text("UPDATE matchreplay SET replay = :v"), {"v": old})
+        db.execute(text("UPDATE alembic_version SET version_num = '0003'"))
+    told: list[str] = []
+    again = Store(store.url, notify=told.append)
+    assert told == ["upgrading the database from revision 0003 to 0004"]
+    seats = [seat for _match, seat in again.seat_rows(tournament_id=tid)]
+    assert [(seat.stderr, seat.detail) for seat in seats] == [(old, old), (old, old)]
+    assert [m.error for m in again.matches(tid)] == [old]
+    assert again.replay(match_id) == old
+    again.close()
+
+
+def test_issue_30_a_result_that_cannot_be_stored_is_void_and_the_rest_of_its_batch_kept(
+    store: Store,
+) -> None:
+    """A value the database refuses (here a rank beyond 64 bits) failed the whole batch,
+    every time it was resumed: now that match alone is void, with the reason."""
+    a, b = two_bots(store)
+    schedule = [Match(number=i, game="take-that", seed=i, lineup=[a, b]) for i in range(3)]
+    tid = store.create_tournament(tournament(), schedule)
+    records = [
+        MatchRecord(
+            match.id or 0,
+            "forfeit",
+            [SeatRecord(0, a, 3, 2**64 if i == 1 else 1, "ok"), SeatRecord(1, b, 0, 2, "timeout")],
+            replay="{}",
+        )
+        for i, match in enumerate(store.matches(tid))
+    ]
+    voided = store.record_many([(r, _rater(r)) for r in records])
+    assert voided == [records[1].match_id]
+    assert store.match_counts(tid) == (3, 3)
+    [void] = store.void_match_rows(tid)
+    assert void.id == records[1].match_id
+    assert void.error is not None and void.error.startswith("its result could not be stored: ")
+    assert store.replay(void.id or 0) is None
+    rows = store.seat_rows(tournament_id=tid)
+    assert [(seat.status, seat.rank) for m, seat in rows if m.id == void.id] == [
+        ("ok", None),
+        ("timeout", None),
+    ]
+    assert [seat.mu_after is not None for _m, seat in rows] == [
+        True,
+        True,
+        False,
+        False,
+        True,
+        True,
+    ]
+    assert counters(store) == counted_afresh(store)
