@@ -293,6 +293,19 @@ def read_folder(
     return dict(sorted(reading.files.items()))
 
 
+def count_entries(folder: Path) -> int:
+    """How many files, links and folders `read_folder` counts in `folder` (by name: unread).
+
+    What a build may add is what the limit leaves (`arena.sandbox.build`).
+    """
+    count = 0
+    for directory, dirs, files in os.walk(folder):  # never into a link to a folder
+        # As read_folder: an ignored folder is skipped unread, a link of that name is counted.
+        dirs[:] = [n for n in dirs if n not in IGNORED_DIRS or os.path.islink(f"{directory}/{n}")]
+        count += len(dirs) + sum(not name.endswith(IGNORED_SUFFIXES) for name in files)
+    return count
+
+
 def write_folder(files: dict[tuple[str, ...], BotFile], target: Path) -> None:
     """Write `files` into `target`, a new or empty folder (made readable by a bot's own uid)."""
     target.mkdir(exist_ok=True)

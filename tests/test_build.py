@@ -16,11 +16,15 @@ from pathlib import Path
 import pytest
 
 import arena.manifest as manifest_module
+from arena import botfiles
 from arena.manifest import BotFolderError, load_manifest, prepare
 from arena.match import BotRef, MatchStatus, SeatStatus, run_match
 from arena.sandbox import build
+from arena.store import Store, default_url
 from tests.helpers import TEST_BOTS, sandboxed
 from tests.test_match import descendants, processes_of, spec
+from tests.test_submission import arena as arena_cli
+from tests.test_submission import assert_error, stored
 
 needs_bwrap = pytest.mark.skipif(not sandboxed(), reason="bubblewrap is not available here")
 BUILD_BOTS = sorted(
@@ -123,3 +127,52 @@ def test_the_bundled_c_bot_builds_in_the_sandbox(tmp_path: Path) -> None:
     assert argv == [str(folder / "first-legal")]
     assert stat.S_IMODE((folder / "first-legal").stat().st_mode) == 0o755
     assert (folder / "first-legal").stat().st_uid == os.geteuid()
+
+
+def at_the_limits(folder: Path, entries: int, depth: int) -> Path:
+    """A first-legal bot with a build that fills the folder to `entries` files and folders,
+    one chain of them `depth` deep (issue 30 item 7: what the build adds is counted)."""
+    folder.mkdir(parents=True)
+    shutil.copy(TEST_BOTS / "build_huge" / "bot.py", folder / "bot.py")  # has a #! line
+    flat = entries - 2 - depth - 1  # bot.toml, bot.py, the chain, the built program
+    script = (
+        f"import os, shutil; os.makedirs('/'.join(['d'] * {depth}));"
+        f" [os.mkdir(f'w{{i}}') for i in range({flat})];"
+        " shutil.copy('bot.py', 'built'); os.chmod('built', 0o755)"
+    )
+    toml = f'name = "atlimits"\ncommand = ["./built"]\nbuild = ["python3", "-c", "{script}"]\n'
+    toml += 'games = ["take-that"]\n'
+    (folder / "bot.toml").write_text(toml)
+    return folder
+
+
+@needs_bwrap
+def test_a_build_at_the_limits_registers_and_plays_a_tournament(tmp_path: Path) -> None:
+    folder = at_the_limits(tmp_path / "atlimits", botfiles.LIMITS.entries, botfiles.LIMITS.depth)
+    home = tmp_path / "home"
+    submitted = arena_cli(home, "bot", "submit", str(folder))
+    assert submitted.exit_code == 0, submitted.output
+    stored_folder = next(p for p in (home / "bots").iterdir() if p.is_dir())
+    assert botfiles.count_entries(stored_folder) == botfiles.LIMITS.entries
+    bots = "atlimits,random"
+    ran = arena_cli(
+        home, "tournament", "run", "--game", "take-that", "--bots", bots, "--rounds", "1"
+    )
+    assert ran.exit_code == 0, ran.output
+    store = Store(default_url(home))
+    try:
+        tournament = store.tournaments()[-1].id
+        assert tournament is not None
+        assert store.void_matches(tournament) == 0
+        assert set(store.seat_statuses(tournament)) == {"ok"}
+    finally:
+        store.close()
+
+
+@needs_bwrap
+def test_a_build_one_past_the_limit_is_a_failed_submission(tmp_path: Path) -> None:
+    folder = at_the_limits(tmp_path / "atlimits", botfiles.LIMITS.entries + 1, 3)
+    home = tmp_path / "home"
+    result = arena_cli(home, "bot", "submit", str(folder))
+    assert_error(result, "failed", "build failed: with its output, more than 2000 files")
+    assert stored(home) == []

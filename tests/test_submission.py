@@ -359,6 +359,18 @@ def test_a_file_name_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
         botfiles.read_folder(folder)
 
 
+@pytest.mark.parametrize("name", ["evil\x1b[2J\nline.py", "tab\there", "del\x7f", "c1\x9b"])
+def test_a_file_name_with_a_control_character_is_refused(
+    tmp_path: Path, home: Path, name: str
+) -> None:
+    """Issue 30 item 7: such a name is refused in a folder as in what its build adds."""
+    folder = polite_folder(tmp_path / "bot")
+    (folder / name).touch()
+    result = arena(home, "bot", "submit", str(folder))
+    assert_one_line_error(result, "a file name with a control character", repr(name))
+    assert stored(home) == []
+
+
 # ----- item 7: names --------------------------------------------------------------
 @pytest.mark.parametrize(
     "name", ["My-Bot", "a/b", "./x", "~x", ".hidden", "-x", "_x", "x" * 41, "a b", "é"]

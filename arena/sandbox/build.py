@@ -7,7 +7,10 @@ It works on a writable scratch copy; what it leaves there is hostile, so only
 new regular files and folders come back into the bot's folder, read without
 following links, with plain permissions (no setuid/setgid/sticky bits), and
 within a size budget. Links, devices, FIFOs and sockets are dropped, and no
-file that the folder already had is replaced.
+file that the folder already had is replaced. What comes back obeys the rules the
+folder is read by later (`arena.botfiles`: names, the number of files and
+folders, the depth), or the build fails: a version that passed its build stays
+readable, so usable, in every tournament.
 """
 
 from __future__ import annotations
@@ -20,8 +23,10 @@ import stat
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
+from arena import botfiles
 from arena.sandbox import Sandboxed, _staging, launch
 from arena.sandbox.limits import MIB, Limits
 from arena.sandbox.uids import SandboxError
@@ -32,6 +37,27 @@ OUTPUT_BUDGET_BYTES = 256 * MIB
 TAIL_BYTES = 16000
 _NOFOLLOW = os.O_RDONLY | os.O_NOFOLLOW
 _DIRECTORY = _NOFOLLOW | os.O_DIRECTORY
+
+
+@dataclass
+class _Budget:
+    """What a build may still add: bytes, and files and folders (`botfiles.LIMITS`)."""
+
+    bytes: int
+    entries: int
+
+    def take(self, prefix: tuple[str, ...], name: str, is_folder: bool) -> None:
+        """Charge one new entry `name` in the folder at `prefix`; BuildError past a rule."""
+        problem = botfiles.name_problem(name)
+        if problem:
+            raise BuildError(f"build failed: it made {problem}")
+        self.entries -= 1
+        if self.entries < 0:
+            most = botfiles.LIMITS.entries
+            raise BuildError(f"build failed: with its output, more than {most} files and folders")
+        if is_folder and len(prefix) + 1 > botfiles.LIMITS.depth:
+            depth = botfiles.LIMITS.depth
+            raise BuildError(f"build failed: it made folders nested deeper than {depth}")
 
 
 class BuildError(Exception):
@@ -120,11 +146,12 @@ def _copy_back(work: Path, folder: Path) -> list[tuple[str, ...]]:
     made: list[tuple[int, str, bool]] = []  # (parent fd, name, is a folder), in creation order
     added: list[tuple[str, ...]] = []  # the new files' relative paths
     fds: list[int] = []
+    budget = _Budget(OUTPUT_BUDGET_BYTES, botfiles.LIMITS.entries - botfiles.count_entries(folder))
     try:
         source = os.open(work, _DIRECTORY)
         target = os.open(folder, _DIRECTORY)
         fds += [source, target]
-        _copy_folder(source, target, [OUTPUT_BUDGET_BYTES], made, fds, ((), added))
+        _copy_folder(source, target, budget, made, fds, ((), added))
     except BaseException:
         for parent, name, is_folder in reversed(made):
             with contextlib.suppress(OSError):
@@ -139,7 +166,7 @@ def _copy_back(work: Path, folder: Path) -> list[tuple[str, ...]]:
 def _copy_folder(
     source: int,
     target: int,
-    budget: list[int],
+    budget: _Budget,
     made: list[tuple[int, str, bool]],
     fds: list[int],
     where: tuple[tuple[str, ...], list[tuple[str, ...]]],
@@ -155,6 +182,7 @@ def _copy_folder(
             try:
                 os.mkdir(entry.name, 0o755, dir_fd=target)
                 made.append((target, entry.name, True))
+                budget.take(prefix, entry.name, is_folder=True)  # past a rule: all undone
             except FileExistsError:
                 pass
             try:  # O_NOFOLLOW: a link the folder had in that place is not entered
@@ -171,6 +199,7 @@ def _copy_folder(
             source, target, entry.name, info, budget, made
         ):
             added.append((*prefix, entry.name))
+            budget.take(prefix, entry.name, is_folder=False)
 
 
 def _copy_file(
@@ -178,15 +207,15 @@ def _copy_file(
     target: int,
     name: str,
     info: os.stat_result,
-    budget: list[int],
+    budget: _Budget,
     made: list[tuple[int, str, bool]],
 ) -> bool:
     """Copy one new regular file with plain permissions (0755 if executable, else 0644).
 
     False when the folder had a file of that name (it is kept, not replaced).
     """
-    budget[0] -= info.st_size
-    if budget[0] < 0:
+    budget.bytes -= info.st_size
+    if budget.bytes < 0:
         raise BuildError(f"build failed: its output exceeds {OUTPUT_BUDGET_BYTES // MIB} MiB")
     mode = 0o755 if info.st_mode & 0o111 else 0o644
     try:
