@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import math
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from arena import seeds
 from arena.botfiles import read_folder
 from arena.games import VariantError, load_game
-from arena.manifest import BotFolderError, find_bot, prepare
+from arena.manifest import BotFolderError, bundled_names, find_bot, prepare
 from arena.match import BotRef, MatchSpec
+from arena.names import is_path
 
 
 def parse_variant_pairs(pairs: Iterable[str]) -> dict[str, str]:
@@ -29,8 +30,26 @@ def parse_variant_pairs(pairs: Iterable[str]) -> dict[str, str]:
     return variant
 
 
-def bot_ref(name_or_path: str, game_id: str) -> BotRef:
-    """Find, check and prepare one bot for `game_id`."""
+#: Looks a name up among registered bots: its newest version's BotRef and games, or None.
+Registered = Callable[[str], tuple[BotRef, Sequence[str]] | None]
+
+
+def bot_ref(name_or_path: str, game_id: str, registered: Registered | None = None) -> BotRef:
+    """Find, check and prepare one bot for `game_id`: a folder, a bundled bot, or (with
+    `registered`) the newest version of a registered bot."""
+    if registered is not None and not is_path(name_or_path) and name_or_path not in bundled_names():
+        found = registered(name_or_path)
+        if found is None:
+            raise BotFolderError(
+                f"no registered or bundled bot {name_or_path!r} and no bot folder (a folder "
+                f"is written ./{name_or_path}; see `arena bot list`)"
+            )
+        ref, games = found
+        if "*" not in games and game_id not in games:
+            raise BotFolderError(
+                f"bot {name_or_path} does not play {game_id} (it plays {', '.join(games)})"
+            )
+        return ref
     manifest = find_bot(name_or_path)
     # A folder runs in place: it is refused for what a submission would be refused
     # for (links out of it, special files, size) before its bot starts.
@@ -92,8 +111,10 @@ def match_spec(
     startup_timeout: float = 10.0,
     match_id: str | None = None,
     secret: bytes | None = None,
+    registered: Registered | None = None,
 ) -> MatchSpec:
-    """A checked spec for one match of `game_id` between `bots` (paths or bundled names).
+    """A checked spec for one match of `game_id` between `bots` (paths or bundled names,
+    and registered names when `registered` looks them up).
 
     With `secret` (the database's) the same `seed` gives the same match again;
     without it the match runs on one-off keys that nobody can reproduce.
@@ -107,7 +128,7 @@ def match_spec(
         seed = new_seed() if seed is None else check_seed(seed)
     except ValueError as error:
         raise VariantError(str(error)) from None
-    refs = tuple(bot_ref(bot, game_id) for bot in bots)
+    refs = tuple(bot_ref(bot, game_id, registered) for bot in bots)
     instance = "play"
     keys = (
         seeds.derive(secret, seed, instance, len(refs))

@@ -282,3 +282,22 @@ def test_demo_plays_each_games_search_table_with_its_own_timeout_and_deals(
     result = runner.invoke(app, ["--home", str(tmp_path), "demo", "--search-rounds", "0"])
     assert result.exit_code == 0, result.output
     assert [timeout for *_, timeout in asked] == [None] * len(demo.SEARCH_TABLES)
+
+
+def test_play_takes_registered_bots_by_name(tmp_path: Path) -> None:
+    """Issue 31 item 12: `arena play` finds a registered bot by name, as `--bots` does."""
+    bot = tmp_path / "tt-only"
+    bot.mkdir()
+    manifest = 'name = "tt-only"\ncommand = ["python3", "bot.py"]\ngames = ["take-that"]\n'
+    (bot / "bot.toml").write_text(manifest)
+    (bot / "bot.py").write_text((ROOT / "tests" / "bots" / "polite" / "bot.py").read_text())
+    home = ["--home", str(tmp_path / "home")]
+    assert runner.invoke(app, [*home, "bot", "submit", str(bot)]).exit_code == 0
+    played = runner.invoke(app, [*home, "play", "take-that", "tt-only", "random", "--json"])
+    assert played.exit_code == 0, played.output
+    seats = json.loads(played.stdout)["seats"]
+    assert [(s["bot"], s["status"]) for s in seats] == [("tt-only", "ok"), ("random", "ok")]
+    other = runner.invoke(app, [*home, "play", "leylo", "tt-only", "random"])
+    assert other.exit_code == 2 and "does not play leylo" in other.output
+    unknown = runner.invoke(app, [*home, "play", "take-that", "nobody", "random"])
+    assert unknown.exit_code == 2 and "no registered or bundled bot 'nobody'" in unknown.output

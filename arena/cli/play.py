@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -14,7 +15,7 @@ from arena.cli.safe import text
 from arena.cli.tables import fitted
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
-    from arena.match import MatchResult
+    from arena.match import BotRef, MatchResult
 
 
 def result_json(result: MatchResult) -> dict[str, Any]:
@@ -104,11 +105,26 @@ def match_secret() -> bytes:
         store.close()
 
 
+def registered_bot(name: str) -> tuple[BotRef, Sequence[str]] | None:
+    """The newest version of the registered bot `name` (how to start it, its games), or None."""
+    from arena import registry
+
+    store = open_store()
+    try:
+        version = store.latest_version(name)
+    finally:
+        store.close()
+    if version is None:
+        return None
+    return registry.bot_ref(version, name), tuple(version.games)
+
+
 @reports_errors
 def play(
     game: Annotated[str, typer.Argument(help="Game id, see `arena games`.")],
     bots: Annotated[
-        list[str], typer.Argument(help="Bot folders or bundled bot names, one per seat.")
+        list[str],
+        typer.Argument(help="Bot folders, or registered or bundled bot names, one per seat."),
     ],
     seed: Annotated[
         int | None,
@@ -142,6 +158,7 @@ def play(
         decision_timeout=decision_timeout,
         startup_timeout=startup_timeout,
         secret=match_secret(),
+        registered=registered_bot,
     )
     result = run_match(spec)
     if replay_file is not None and result.replay is not None:
