@@ -1,13 +1,26 @@
 """`arena bot check`: a compliance run of a bot folder, like an engine check in fastchess.
 
 The folder is read as a submission reads it (`arena.registry.snapshot`), copied,
-built by its own build step in its sandbox, and played as arena plays it: an
-ordinary match (default timeouts and limits, a fresh match id, a random seat)
+built by its own build step in its sandbox, and played as a tournament plays it:
+ordinary matches (default timeouts and limits, opaque keyed match ids and seeds)
 against bundled `random` bots, in every game it declares, at every player count
 the game allows, and once more per game at its most players with every variant option
 at its most (`fullest_variant`: e.g. Krumme10's teams, long and showdown, ten Take
-That rounds). Full matches reach the end-game. Per game the report says whether
-the bot passed and, from what the match runner records anyway:
+That rounds). Full matches reach the end-game.
+
+Each game and player count is a *series* played the way a round robin of the bot and
+random bots is (`_series`): `Plan.deals` deals, each in every seat rotation, through
+one pool that reuses processes as tournaments do (`BotPool(reuse=True)`: a process
+plays match after match, `start` after `end`, and never meets a deal twice, so each
+rotation of a deal goes to another process). A bot therefore cannot tell a check
+from a tournament by being in a process's first match: with two deals each of its
+processes plays two matches. The check plays a few matches only, so a bot that
+misbehaves from its k-th match in a process for a larger k still passes: the gate
+does not rely on the check for safety (forfeits, escaping and storable text protect
+real matches); it catches honest mistakes and crude first-match-only cheats.
+
+Per game the report says whether the bot passed and, from what the match runner
+records anyway:
 
 - the first forfeit: its reason, the exact line the bot printed (for an invalid or
   illegal answer) and the message it was answering;
@@ -18,7 +31,7 @@ the bot passed and, from what the match runner records anyway:
 - the tail of the bot's stderr.
 
 `arena bot submit` runs the same check on the stored copy with fewer matches
-(`SUBMISSION`): one per game, at its fewest players.
+(`SUBMISSION`): one series per game, at its fewest players.
 Nothing here prints: the command renders the report (arena/cli/bot.py).
 """
 
@@ -52,9 +65,11 @@ SHOWN_CHARS = 2000
 
 @dataclass(frozen=True)
 class Plan:
-    """Which matches a check plays: `matches` per game and player count."""
+    """Which matches a check plays: a series per game and player count (`_series`)."""
 
-    matches: int = 1
+    #: Deals per series, each played in every seat rotation: each of the bot's processes
+    #: plays this many matches in a row (two: a first match and a later one).
+    deals: int = 2
     #: "all": every player count the game allows; "ends": the fewest and the most;
     #: "fewest": the fewest only.
     counts: Literal["all", "ends", "fewest"] = "all"
@@ -65,9 +80,10 @@ class Plan:
 
 #: What `arena bot check` plays by default.
 FULL = Plan()
-#: What `arena bot submit` plays: one match per game at its fewest players (a submission
-#: must stay cheap; `arena bot check` before it plays every player count).
-SUBMISSION = Plan(matches=1, counts="fewest", variants=False)
+#: What `arena bot submit` plays: one series per game at its fewest players, i.e. two
+#: deals in both seats, two processes of two matches each (a submission must stay cheap;
+#: `arena bot check` before it plays every player count).
+SUBMISSION = Plan(deals=2, counts="fewest", variants=False)
 
 
 @dataclass
@@ -137,11 +153,12 @@ def _text(data: bytes) -> str:
 
 
 class _Watch(BotPool):
-    """A pool of fresh processes that notes, for the checked bot's folder, what a match
-    runner does not keep: peak memory, start-up time, the last lines both ways."""
+    """A pool that reuses processes as a tournament's does and notes, for the checked
+    bot's folder, what a match runner does not keep: peak memory, start-up time, the
+    last lines both ways."""
 
     def __init__(self, folder: Path):
-        super().__init__(reuse=False)
+        super().__init__(reuse=True)  # what a tournament's executor uses (reuse, no prestart)
         self.folder = folder
         self.peak: int | None = None
         self.startup: float | None = None
@@ -204,6 +221,53 @@ def fullest_variant(game: str) -> dict[str, Any]:
     return chosen
 
 
+def _rotation_spec(
+    game: str,
+    seat: int,
+    seats: tuple[BotRef, ...],
+    seed: int,
+    rotation: int,
+    secret: bytes,
+    variant: dict[str, Any],
+) -> tuple[MatchSpec, int]:
+    """An ordinary match of deal `seed` in one seat rotation, with the bot in `seat`.
+
+    Its keys are derived as a tournament's are (the deal from `seed` alone, the match
+    id and the bots' seeds from the match's place too), so every rotation of a deal
+    gets the same cards and the pool's deal memory applies.
+    """
+    match_id = f"{game}-{seed}-r{rotation}"
+    keys = seeds.derive(secret, seed, match_id, len(seats))
+    return MatchSpec(match_id, game, seed, seats, dict(variant), keys=keys), seat
+
+
+def _series(
+    game: str,
+    players: int,
+    bot: BotRef,
+    other: BotRef,
+    plan: Plan,
+    rng: random.Random,
+    secret: bytes,
+    variant: dict[str, Any],
+) -> list[tuple[MatchSpec, int]]:
+    """The matches a round robin of the bot and random bots plays: `plan.deals` deals,
+    each in every cyclic seat rotation in a row (arena.tournament.formats.rotations).
+
+    The bot starts in a random seat and moves one seat back per rotation, as an
+    entrant of a rotated group does.
+    """
+    first = rng.randrange(players)
+    matches = []
+    for _deal in range(plan.deals):
+        seed = rng.randrange(2**31)
+        for rotation in range(players):
+            seat = (first - rotation) % players
+            seats = tuple(bot if s == seat else other for s in range(players))
+            matches.append(_rotation_spec(game, seat, seats, seed, rotation, secret, variant))
+    return matches
+
+
 def match_spec(
     game: str,
     players: int,
@@ -213,15 +277,9 @@ def match_spec(
     secret: bytes | None,
     variant: dict[str, Any] | None = None,
 ) -> tuple[MatchSpec, int]:
-    """An ordinary match (as `arena play` makes one) with the bot in a random seat."""
-    seat = rng.randrange(players)
-    seats = [other] * players
-    seats[seat] = bot
-    seed = rng.randrange(2**31)
-    match_id = f"{game}-{seed}"
-    keys = None if secret is None else seeds.derive(secret, seed, match_id, players)
-    spec = MatchSpec(match_id, game, seed, tuple(seats), dict(variant or {}), keys=keys)
-    return spec, seat
+    """The first match of a check's series (a one-off secret when `secret` is None)."""
+    key = seeds.new_secret() if secret is None else secret
+    return _series(game, players, bot, other, Plan(deals=1), rng, key, variant or {})[0]
 
 
 def _record(
@@ -260,6 +318,26 @@ def _times(result: MatchResult, seat: int) -> list[float]:
     return [float(e["ms"]) for e in events if e.get("seat") == seat and "ms" in e and "by" not in e]
 
 
+def _play_series(
+    report: GameCheck, matches: list[tuple[MatchSpec, int]], folder: Path
+) -> list[float]:
+    """Play one series through one reusing pool (closed after it, as a tournament's is);
+    the bot's decision times."""
+    times: list[float] = []
+    watch = _Watch(folder)
+    try:
+        for spec, seat in matches:
+            report.deadline_ms = int(spec.decision_timeout * 1000)
+            report.startup_timeout_ms = int(spec.startup_timeout * 1000)
+            report.memory_limit_bytes = spec.limits.memory_bytes
+            result = run_match(spec, watch)
+            _record(report, result, spec, seat, watch)
+            times += _times(result, seat)
+    finally:
+        watch.close()
+    return times
+
+
 def check_game(
     bot: BotRef,
     other: BotRef,
@@ -268,28 +346,21 @@ def check_game(
     rng: random.Random,
     secret: bytes | None = None,
 ) -> GameCheck:
-    """Play the plan's matches of one game and report them."""
+    """Play the plan's series of one game and report them.
+
+    Without `secret` the game's matches run under a one-off secret of their own.
+    """
     counts = _counts(game, plan)
     variant = fullest_variant(game) if plan.variants else {}
     report = GameCheck(game=game, passed=False, player_counts=counts, variant=variant)
-    times: list[float] = []
-    matches: list[tuple[int, dict[str, Any]]] = [
-        (players, {}) for players in counts for _match in range(plan.matches)
-    ]
+    key = seeds.new_secret() if secret is None else secret
+    series: list[tuple[int, dict[str, Any]]] = [(players, {}) for players in counts]
     if variant:
-        matches.append((max(counts), variant))
-    for players, rules in matches:
-        spec, seat = match_spec(game, players, bot, other, rng, secret, rules)
-        report.deadline_ms = int(spec.decision_timeout * 1000)
-        report.startup_timeout_ms = int(spec.startup_timeout * 1000)
-        report.memory_limit_bytes = spec.limits.memory_bytes
-        watch = _Watch(Path(bot.folder))
-        try:
-            result = run_match(spec, watch)
-        finally:
-            watch.close()
-        _record(report, result, spec, seat, watch)
-        times += _times(result, seat)
+        series.append((max(counts), variant))
+    times: list[float] = []
+    for players, rules in series:
+        matches = _series(game, players, bot, other, plan, rng, key, rules)
+        times += _play_series(report, matches, Path(bot.folder))
     times.sort()
     if times:
         report.decision_p50_ms = _percentile(times, 0.5)
@@ -315,8 +386,9 @@ def check_built(
     """Check a bot folder in place: build it (if not built yet), then play the plan.
 
     `seed` chooses the seats and the matches' seeds (a fresh one when None); with
-    `secret` (ARENA_SECRET) the same seed plays the same matches, without it every
-    match runs on one-off keys. An unknown game id is a GameError.
+    `secret` (ARENA_SECRET) the same seed plays the same matches, without it the
+    matches run under a one-off secret (the rotations of a deal still share it). An
+    unknown game id is a GameError.
     """
     seed = new_seed() if seed is None else seed
     report = CheckReport(bot=manifest.name, folder=str(manifest.folder), seed=seed)

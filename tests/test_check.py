@@ -24,8 +24,12 @@ import arena.manifest as manifest_module
 from arena import check, registry
 from arena.cli import app
 from arena.manifest import KEYS, build_stamp, load_manifest, prepare
+from arena.players.pool import BotPool
+from arena.players.process import BotProcess
 from arena.sandbox import Limits
 from arena.store import Store, default_url
+from arena.tournament import runner as truns
+from arena.tournament.config import TournamentConfig
 from tests.helpers import TEST_BOTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +68,8 @@ def test_a_java_bot_is_built_checked_and_not_built_again(
     assert json.loads(build_stamp(folder).read_text())["outputs"] == [["Bot.class"]]
     assert registry.snapshot(folder).sha256 == sha  # what the build made is not the bot's code
     (game,) = report.games
-    assert (game.game, game.player_counts, game.matches) == ("take-that", [2, 4], 2)
+    # two deals at 2 and at 4 players, each in every seat rotation
+    assert (game.game, game.player_counts, game.matches) == ("take-that", [2, 4], 12)
     assert game.decisions > 0 and game.forfeit is None and game.deadline_ms == 1000
     assert game.decision_p50_ms is not None and game.decision_max_ms is not None
     assert 0 <= game.decision_p50_ms <= game.decision_max_ms < game.deadline_ms
@@ -134,8 +139,9 @@ def test_a_passing_bot_exits_0_with_a_json_report(tmp_path: Path) -> None:
     assert report["passed"] and report["seed"] == 3 and report["error"] == ""
     (game,) = report["games"]
     assert game["passed"] and game["player_counts"] == [2, 3, 4]
-    # one match per player count, and one at 4 players with every variant option at its most
-    assert game["matches"] == 4 and game["variant"] == {"rounds": 10, "pro": True}
+    # two deals per player count, and two at 4 players with every variant option at its
+    # most, each deal in every seat rotation: 2 * (2 + 3 + 4) + 2 * 4
+    assert game["matches"] == 26 and game["variant"] == {"rounds": 10, "pro": True}
     assert game["forfeit"] is None and game["decisions"] > 0
     for key in ("decision_p50_ms", "decision_p99_ms", "decision_max_ms", "startup_ms"):
         assert 0 <= game[key] < 10_000, key
@@ -195,6 +201,71 @@ def test_an_unknown_key_is_a_one_line_error(tmp_path: Path) -> None:
     result = arena(tmp_path / "home", "bot", "check", str(folder))
     assert result.exit_code == 2
     assert result.stderr.count("\n") == 1 and "unknown key 'biuld'" in result.stderr
+
+
+# ----- issue 30, item 9: a check match cannot be told from a tournament's --------
+def test_a_bot_honest_only_in_a_processs_first_match_is_refused(tmp_path: Path) -> None:
+    """tests/bots/later_match_cheat counts `start`s: its second match in a process
+    answers a NUL, a bidi override and markup. Fresh processes never showed it."""
+    folder = copy_of("later_match_cheat", tmp_path / "cheat")
+    home = tmp_path / "home"
+    checked = arena(home, "bot", "check", str(folder), "--json")
+    assert checked.exit_code == 1, checked.output
+    (game,) = json.loads(checked.stdout)["games"]
+    assert game["forfeit"]["status"] == "illegal"
+    assert r"\u0000\u202eevil</script>" in game["forfeit"]["line"]
+    submitted = arena(home, "bot", "submit", str(folder))
+    assert submitted.exit_code == 2 and "Traceback" not in submitted.output
+    first = submitted.stderr.splitlines()[0]
+    assert first.startswith("error: later_match_cheat failed its check in take-that: illegal")
+    assert r"\u202e" in first  # the detail quotes the answer, escaped: never the raw text
+    assert "\u202e" not in submitted.output and "\x00" not in submitted.output
+    store = Store(default_url(home))
+    try:
+        assert store.bot_owner("later_match_cheat") is None  # nothing registered
+    finally:
+        store.close()
+
+
+def reuse_pattern(monkeypatch: pytest.MonkeyPatch, name: str) -> list[tuple[int, int]]:
+    """From now on, per match of bot `name`: (which of its processes, that process's
+    match count), in the order the matches end."""
+    seen: list[tuple[int, int]] = []
+    processes: list[BotProcess] = []
+    release = BotPool.release
+
+    def noting(pool: BotPool, bot: BotProcess, healthy: bool) -> None:
+        if bot.name == name:
+            if bot not in processes:
+                processes.append(bot)
+            seen.append((processes.index(bot), bot.matches_started))
+        release(pool, bot, healthy)
+
+    monkeypatch.setattr(BotPool, "release", noting)
+    return seen
+
+
+def test_a_check_reuses_processes_as_a_round_robin_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The submission check's series and a two-round round robin of the same size give
+    the bot the same processes in the same order, each playing two matches in a row."""
+    folder = copy_of("polite", tmp_path / "polite")
+    checked = reuse_pattern(monkeypatch, "polite")
+    report = check.check_built(load_manifest(folder), check.SUBMISSION, seed=5)
+    assert report.passed, check.details(report)
+    monkeypatch.undo()
+    home = tmp_path / "home"
+    store = Store(default_url(home))
+    try:
+        config = TournamentConfig(game="take-that", bots=("random", str(folder)), rounds=2)
+        tid = truns.create(store, home, config)  # its submission checks are not noted
+        played = reuse_pattern(monkeypatch, "polite")
+        truns.run(store, tid, workers=1)
+    finally:
+        store.close()
+    # deal 1 in both rotations (a second process: the first has seen it), then deal 2
+    assert checked == played == [(0, 1), (1, 1), (1, 2), (0, 2)]
 
 
 def test_protocol_md_documents_every_bot_toml_key_and_the_check() -> None:

@@ -63,8 +63,13 @@ def check(
         typer.Option(help="Seed of the seats and matches (with ARENA_SECRET: the same matches)."),
     ] = None,
     matches: Annotated[
-        int, typer.Option(min=1, max=20, help="Matches per game and player count.")
-    ] = 1,
+        int,
+        typer.Option(
+            min=1,
+            max=20,
+            help="Deals per game and player count, each played in every seat rotation.",
+        ),
+    ] = 2,
 ) -> None:
     """Compliance check: build the bot and play every game it declares at every player count.
 
@@ -77,7 +82,7 @@ def check(
     from arena.check import Plan
     from arena.cli.checkview import run_check
 
-    raise typer.Exit(run_check(folder, Plan(matches=matches), seed, as_json))
+    raise typer.Exit(run_check(folder, Plan(deals=matches), seed, as_json))
 
 
 @app.command("list")
