@@ -28,7 +28,7 @@ from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
 from tests.databases import BACKENDS, database_url
-from tests.helpers import kill_once_recorded
+from tests.helpers import kill_once_recorded, register_unchecked
 
 ROOT = Path(__file__).resolve().parents[1]
 POLITE = str(ROOT / "tests" / "bots" / "polite")
@@ -231,4 +231,49 @@ def test_issue_12_resume_after_a_rules_change_is_refused(
     )
     assert store.match_counts(tid) == (0, 2)
     assert store.tournament(tid).status == "scheduled"  # type: ignore[union-attr]
+    store.close()
+
+
+def _nul_later() -> tuple[bytes, bytes]:
+    """The stderr noise and the answer line tests/bots/nul_later writes in later matches."""
+    found: dict[str, Any] = {}
+    source = (ROOT / "tests" / "bots" / "nul_later" / "bot.py").read_text()
+    exec(source.split("matches = 0")[0], found)  # its two constants only
+    return found["NOISE"], found["LINE"]
+
+
+def test_issue_30_a_bot_writing_nul_later_neither_stops_nor_loses_a_match(
+    tmp_path: Path, url: str
+) -> None:
+    """From its second match in a process the bot writes NUL (and U+0010, invalid UTF-8)
+    to stderr and answers with a line holding a NUL. On PostgreSQL the run stopped at
+    that match's batch, and so did every resume; now every match is recorded and its
+    stored text is what the bot wrote, shown escaped."""
+    noise, line = _nul_later()
+    store = Store(url)
+    register_unchecked(store, "nul_later")  # the check now reuses processes: it is caught
+    played = arena(
+        tmp_path,
+        url,
+        *["tournament", "run", "--game", "take-that", "--bots", "first-legal,nul_later"],
+        *["--rounds", "3", "--seed", "4", "--workers", "1", "--quiet"],
+    )
+    assert played.returncode == 0, played.stderr
+    [tournament] = store.tournaments()
+    assert tournament.status == "finished"
+    assert store.match_counts(tournament.id or 0) == (6, 6)
+    assert store.void_matches(tournament.id or 0) == 0
+    forfeits = store.forfeits("nul_later", limit=10)
+    assert forfeits, "the bot misbehaves from its second match in a process"
+    told = {noise.decode("utf-8", "replace"), noise.decode("utf-8", "surrogateescape")}
+    quoted = line.rstrip(b"\n").decode()
+    for match, seat in forfeits:
+        assert seat.status == "invalid" and quoted in seat.detail
+        assert any(seat.stderr.endswith(said) for said in told), repr(seat.stderr)
+        replay = json.loads(store.replay(match.id or 0) or "")
+        [event] = [e for e in replay["events"] if "forfeit" in e]
+        assert event["detail"] == seat.detail
+    shown = arena(tmp_path, url, "bot", "show", "nul_later")
+    assert shown.returncode == 0, shown.stderr
+    assert "\x00" not in shown.stdout and "not json \\x00 nul \\x10 escape end" in shown.stdout
     store.close()

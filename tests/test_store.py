@@ -6,6 +6,7 @@ each test gets a fresh database there (tests/databases.py).
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 from collections.abc import Iterator
@@ -584,3 +585,13 @@ def test_issue_30_a_result_that_cannot_be_stored_is_void_and_the_rest_of_its_bat
         True,
     ]
     assert counters(store) == counted_afresh(store)
+
+
+def test_issue_30_a_replay_quoting_a_lone_surrogate_is_still_json() -> None:
+    """orjson refuses lone surrogates: the coordinator died building such a replay."""
+    from arena.tournament.runner import _replay_text
+
+    replay = {"events": [{"forfeit": 0, "detail": "not JSON: a\udc80\x00b"}]}
+    assert json.loads(_replay_text(replay)) == {
+        "events": [{"forfeit": 0, "detail": "not JSON: a\\udc80\x00b"}]
+    }

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -32,7 +33,7 @@ from arena.match import (
 )
 from arena.models import Match, Tournament
 from arena.sandbox import limits as bot_limits
-from arena.store import MatchRecord, Rater, SeatRecord, Store
+from arena.store import UNSTORABLE, MatchRecord, Rater, SeatRecord, Store
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executors import LOCAL, Executor, ExecutorLost, MatchFuture, open_executor
 from arena.tournament.formats import FORMATS
@@ -198,11 +199,31 @@ def _to_record(
         return rating.rate(game, before, ranks, result.teams)
 
     rated = result.status is not MatchStatus.PLATFORM_ERROR
-    replay = orjson.dumps(result.replay).decode() if result.replay else None
+    replay = _replay_text(result.replay) if result.replay else None
     record = MatchRecord(
         match.id, str(result.status), records, result.error, result.seconds, replay
     )
     return record, (rate if rated else None)
+
+
+def _replay_text(replay: dict[str, Any]) -> str:
+    """The replay as JSON; a lone surrogate (invalid UTF-8 a bot wrote), which JSON
+    cannot hold, spelled as its escape there (the seat row keeps the exact text)."""
+    try:
+        return orjson.dumps(replay).decode()
+    except TypeError:
+        return orjson.dumps(_spelled(replay)).decode()
+
+
+def _spelled(value: Any) -> Any:
+    """`value` with every string's lone surrogates written as escapes (``\\udc80``)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_spelled(k): _spelled(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_spelled(v) for v in value]
+    return value
 
 
 #: The most results recorded in one transaction. Results are only held back while the
@@ -268,7 +289,9 @@ def run(
             if more and len(batch) < MAX_BATCH:
                 continue  # the next result is there already: record both together
             with shielded():  # a Ctrl-C now waits for the commit (see _note_ctrl_c)
-                store.record_many(batch)
+                voided = store.record_many(batch)
+            for match_id in voided:
+                LOG.warning("match id %d: %s; recorded as void", match_id, UNSTORABLE.strip(": "))
             batch.clear()
             if ctrl_c.is_set():  # noted during the commit, or its KeyboardInterrupt was lost
                 raise KeyboardInterrupt
@@ -428,7 +451,9 @@ def _replay_suspensions(
     for match, seat in seats:
         by_match.setdefault(match.id or 0, []).append((seat.bot_version_id, seat.status))
     for match in recorded:
-        if match.status == str(MatchStatus.PLATFORM_ERROR):
+        # a match the store voided was played: the run counted its seats (Store.record_many)
+        stored_void = (match.error or "").startswith(UNSTORABLE)
+        if match.status == str(MatchStatus.PLATFORM_ERROR) and not stored_void:
             continue
         entries = by_match.get(match.id or 0, [])
         if any(status == SeatStatus.SUSPENDED for _v, status in entries):
