@@ -32,9 +32,14 @@ T = TypeVar("T")
 READABLE_VERSIONS = (1, REPLAY_VERSION)
 
 
+def dumps(replay: dict[str, Any]) -> bytes:
+    """A replay as the bytes of its file: indented JSON and a final newline."""
+    return orjson.dumps(replay, option=orjson.OPT_INDENT_2) + b"\n"
+
+
 def write(path: str | Path, replay: dict[str, Any]) -> None:
-    """Write a replay as indented JSON."""
-    Path(path).write_bytes(orjson.dumps(replay, option=orjson.OPT_INDENT_2) + b"\n")
+    """Write a replay file."""
+    Path(path).write_bytes(dumps(replay))
 
 
 def load(path: str | Path) -> dict[str, Any]:

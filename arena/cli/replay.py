@@ -1,12 +1,16 @@
-"""`arena replay verify|show|html`: check a replay against the referee, print it, or
-write it as an HTML page (arena.viewer)."""
+"""`arena replay verify|show|html|export`: check a replay against the referee, print it,
+write it as an HTML page (arena.viewer), or write a stored match's replay to a file.
+
+Every command reads a replay FILE or a stored match (`--match ID`, as `arena bot show`
+and `arena tournament show --matches` list them).
+"""
 
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,21 +24,66 @@ app = typer.Typer(
 out = Console(highlight=False, soft_wrap=True)
 
 
+FileArgument = Annotated[
+    Path | None, typer.Argument(help="A replay written by --replay (or use --match).")
+]
+MatchOption = Annotated[
+    str | None,
+    typer.Option(
+        "--match",
+        help="A stored match: its id (as `arena bot show` lists it) or label (t3-m17).",
+    ),
+]
+
+
+def replay_data(file: Path | None, match: str | None) -> dict[str, Any]:
+    """The replay in `file`, or the stored replay of `match`: exactly one of them is given."""
+    from arena import replay as replays
+    from arena import viewer
+    from arena.cli.common import open_store
+
+    if (file is None) == (match is None):
+        raise UserError("give either a replay FILE or --match ID")
+    if file is not None:
+        return replays.load(file)
+    assert match is not None
+    store = open_store()
+    try:
+        return viewer.stored_replay(store, match)
+    finally:
+        store.close()
+
+
 @app.command()
 @reports_errors
-def verify(file: Annotated[Path, typer.Argument(help="A replay written by --replay.")]) -> None:
+def verify(
+    file: FileArgument = None,
+    match: MatchOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
     """Re-run a replay through the referee; exit 0 only if the outcome matches."""
     from arena import replay as replays
+    from arena.cli.common import echo_json
+    from arena.errors import ReplayError
 
-    data = replays.load(file)
-    outcome = replays.verify(data)
+    data = replay_data(file, match)
+    try:
+        outcome = replays.verify(data)
+    except ReplayError as error:
+        if not as_json:
+            raise
+        echo_json({"ok": False, "game": data.get("game"), "error": str(error)})
+        raise typer.Exit(2) from None
+    if as_json:
+        echo_json({"ok": True, "game": data["game"], "scores": list(outcome.scores)})
+        return
     scores = " ".join(f"{s:g}" for s in outcome.scores)
     out.print(text(f"ok: {data['game']} replay checks out (scores {scores})"))
 
 
 @app.command()
 @reports_errors
-def show(file: Annotated[Path, typer.Argument(help="A replay written by --replay.")]) -> None:
+def show(file: FileArgument = None, match: MatchOption = None) -> None:
     """Print a replay turn by turn.
 
     A replay file holds bot names, forfeit details and decisions: every line is
@@ -42,7 +91,7 @@ def show(file: Annotated[Path, typer.Argument(help="A replay written by --replay
     """
     from arena import replay as replays
 
-    data = replays.load(file)
+    data = replay_data(file, match)
     turns = list(replays.lines(data))  # the whole file is checked before anything is shown
     variant = " ".join(f"{k}={v}" for k, v in data["variant"].items())
     out.print(text(f"{data['game']} v{data['game_version']}  seed={data.get('seed')}  {variant}"))
@@ -64,22 +113,14 @@ def show(file: Annotated[Path, typer.Argument(help="A replay written by --replay
 @app.command()
 @reports_errors
 def html(
-    file: Annotated[
-        Path | None, typer.Argument(help="A replay written by --replay (or use --match).")
-    ] = None,
+    file: FileArgument = None,
     output: Annotated[
         Path | None,
         typer.Option(
             "--output", "-o", help="The HTML file to write (default: FILE.html, match-ID.html)."
         ),
     ] = None,
-    match: Annotated[
-        str | None,
-        typer.Option(
-            "--match",
-            help="A stored match: its id (as `arena bot show` lists it) or label (t3-m17).",
-        ),
-    ] = None,
+    match: MatchOption = None,
 ) -> None:
     """Write a replay as one self-contained HTML page: the table, step by step.
 
@@ -87,34 +128,55 @@ def html(
     buttons or the arrow keys, jump with the slider, and switch between the
     all-seeing view and what one seat was shown.
     """
-    from arena import replay as replays
     from arena import viewer
-    from arena.cli.common import open_store
 
     if (file is None) == (match is None):
         raise UserError("give either a replay FILE or --match ID")
-    if match is not None and re.fullmatch(r"\d+|t\d+-m\d+", match.strip().lower()) is None:
-        raise UserError(f"--match takes a match id (17) or label (t3-m17), not {match!r}")
+    check_match(match)
     if output is None:
         output = file.with_suffix(".html") if file is not None else Path(f"match-{match}.html")
     if file is not None and output.resolve() == file.resolve():
         raise UserError(f"-o {output} is the replay file itself")
     check_output(output)
-    if file is not None:
-        data = replays.load(file)
-    else:
-        assert match is not None
-        store = open_store()
-        try:
-            data = viewer.stored_replay(store, match)
-        finally:
-            store.close()
-    page = viewer.build(data)
+    data = replay_data(file, match)
+    write(output, viewer.build(data).encode())
+    out.print(text(f"wrote {output} ({len(data['events'])} events of {data['game']})"))
+
+
+@app.command()
+@reports_errors
+def export(
+    match: MatchOption = None,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="The replay file to write (default: match-ID.json)."),
+    ] = None,
+) -> None:
+    """Write a stored match's replay to a file, as `arena play --replay` writes one."""
+    from arena import replay as replays
+
+    if match is None:
+        raise UserError("give the stored match to export: --match ID")
+    check_match(match)
+    output = output or Path(f"match-{match}.json")
+    check_output(output)
+    data = replay_data(None, match)
+    write(output, replays.dumps(data))
+    out.print(text(f"wrote {output} ({len(data['events'])} events of {data['game']})"))
+
+
+def check_match(match: str | None) -> None:
+    """UserError unless `match` (when given) looks like a match id or label."""
+    if match is not None and re.fullmatch(r"\d+|t\d+-m\d+", match.strip().lower()) is None:
+        raise UserError(f"--match takes a match id (17) or label (t3-m17), not {match!r}")
+
+
+def write(output: Path, data: bytes) -> None:
+    """Write `data` to `output`; a one-line UserError when the system refuses."""
     try:
-        output.write_text(page, encoding="utf-8")
+        output.write_bytes(data)
     except OSError as error:
         raise UserError(f"cannot write {output}: {error.strerror or error}") from None
-    out.print(text(f"wrote {output} ({len(data['events'])} events of {data['game']})"))
 
 
 def check_output(path: Path) -> None:
