@@ -203,6 +203,7 @@ _STAGING: bw.Staging | None = None
 _STAGING_LOCK = threading.Lock()
 _GAMES: pythonpath.GamesCopy | None = None
 _GAMES_LOCK = threading.Lock()
+_PROC: bw.ProcFiles | None = None
 
 
 def _launcher() -> _Launcher:
@@ -238,6 +239,19 @@ def _games_copy() -> pythonpath.GamesCopy:
             atexit.register(_GAMES.remove)
             multiprocessing.util.Finalize(None, _GAMES.remove, exitpriority=5)
         return _GAMES
+
+
+def _proc_files() -> bw.ProcFiles:
+    """This process's constant /proc files (`bw.ProcFiles`), beside its referees' copy."""
+    global _PROC
+    with _GAMES_LOCK:
+        if _PROC is None or _PROC.owner != os.getpid():
+            base = _staging().base.parent
+            bw.sweep(base, "proc-")
+            _PROC = bw.ProcFiles(base / f"proc-{os.getpid()}")
+            atexit.register(_PROC.remove)
+            multiprocessing.util.Finalize(None, _PROC.remove, exitpriority=5)
+        return _PROC
 
 
 # ----- a started bot ---------------------------------------------------------------
@@ -596,7 +610,13 @@ def _start(
         status_r, status_w = os.pipe()
         filter_fd = _memory_file(seccomp.program()) if filtered else -1
         chosen = bw.options(
-            source, limits, binds, status_w, filter_fd if filtered else None, writable
+            source,
+            limits,
+            binds,
+            status_w,
+            filter_fd if filtered else None,
+            writable,
+            _proc_files().args(limits),
         )
         args_fd = _memory_file(b"".join(arg.encode() + b"\0" for arg in chosen))
         command = bw.command_line(bwrap, bw.inside(inner, folder), args_fd)

@@ -11,6 +11,14 @@ open files (only 0, 1 and 2 are open), and it starts in a new session.
 arena's referees are there too, read-only at /arena/python (PYTHONPATH): a copy
 of `arena/__init__.py` and `arena/games` only (`arena.sandbox.pythonpath`).
 
+What one sandbox does to machine-wide kernel state must not be readable from
+another (issue 30): /proc/sys (aio-nr, file-nr, pty/nr, ...) and /proc/pressure
+are empty read-only folders, /dev/pts is an empty read-only folder (no pty, so
+no /proc/sys/kernel/pty/nr to count them), and the global statistics of /proc
+(stat, loadavg, meminfo, vmstat, interrupts, ...) are constant files
+(`ProcFiles`, as LXCFS does): meminfo says the machine has the bot's memory
+limit, all free; counters are 0. The seccomp filter does the rest.
+
 No host path reaches the bot: its folder is always a staged copy on a tmpfs
 (so /proc/self/mountinfo names only that copy, relative to the tmpfs), its
 argv names /bot, and bubblewrap reads its options from a pipe (`--args`), so
@@ -22,10 +30,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import stat
 import threading
 from pathlib import Path
+from typing import Any
 
 from arena.sandbox.limits import Limits
 
@@ -71,11 +81,13 @@ def options(
     status_fd: int,
     seccomp_fd: int | None,
     writable: bool = False,
+    masks: list[str] | None = None,
 ) -> list[str]:
     """bubblewrap's options (given through `--args`): namespaces, mounts, status, filter.
 
     `source` is what is mounted at /bot: the staged copy of the bot's folder,
     or (`writable`, for a build step) a scratch copy the sandbox may change.
+    `masks` go over the fresh /proc and /dev (`ProcFiles.args`).
     """
     tmp = str(limits.tmp_bytes)
     filter_args = ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
@@ -84,6 +96,7 @@ def options(
         *system_binds(),
         *extra_binds,
         *["--proc", "/proc", "--dev", "/dev"],
+        *(masks or []),
         *["--size", tmp, "--tmpfs", "/tmp", "--size", tmp, "--tmpfs", "/dev/shm"],
         *["--bind" if writable else "--ro-bind", str(source), BOT_DIR, "--chdir", BOT_DIR],
         *["--json-status-fd", str(status_fd)],
@@ -113,6 +126,115 @@ def inside(argv: list[str], folder: Path) -> list[str]:
         BOT_DIR + arg[len(root) :] if arg == root or arg.startswith(root + "/") else arg
         for arg in argv
     ]
+
+
+# ----- machine-wide kernel state, out of sight ---------------------------------------
+#: Folders replaced by an empty read-only tmpfs: every sysctl (aio-nr, file-nr, inode-nr,
+#: dentry-state, pty/nr, ...), pressure stall figures, and the pty devices.
+EMPTY_DIRS = ("/proc/sys", "/proc/pressure", "/dev/pts")
+#: Global /proc files (not per namespace) that count what any process on the machine
+#: does: a bot could change them and another sandbox read them back. Each is replaced by
+#: a constant file; "zeroed" keeps the real layout with every number 0.
+CONSTANT_PROC = {
+    "stat": "zeroed",
+    "vmstat": "zeroed",
+    "softirqs": "zeroed",
+    "loadavg": "0.00 0.00 0.00 1/1 1\n",
+    "uptime": "1000.00 0.00\n",
+    "interrupts": "header",
+    "swaps": "header",
+    "schedstat": "",
+    "diskstats": "",
+    "buddyinfo": "",
+    "zoneinfo": "",
+    "pagetypeinfo": "",
+    "locks": "",
+    "key-users": "",
+}
+_NUMBER = re.compile(r"\b\d+\b")
+
+
+def constant_text(name: str, real: str) -> str:
+    """What the sandbox reads as /proc/`name`, made from the real file's text."""
+    kind = CONSTANT_PROC[name]
+    if kind == "header":
+        return real.splitlines(keepends=True)[0] if real else ""
+    if kind != "zeroed":
+        return kind
+    lines = []
+    for line in real.splitlines(keepends=True):
+        if line.startswith("btime"):  # the boot time is constant, and programs need it
+            lines.append(line)
+        elif line.startswith("procs_running"):
+            lines.append("procs_running 1\n")
+        else:
+            lines.append(_NUMBER.sub("0", line))
+    return "".join(lines)
+
+
+def meminfo_text(real: str, memory_bytes: int) -> str:
+    """/proc/meminfo of a machine that has the bot's memory limit, all of it free."""
+    total = memory_bytes // 1024
+    keep = {"MemTotal": total, "MemFree": total, "MemAvailable": total, "CommitLimit": total}
+    lines = []
+    for line in real.splitlines():
+        key, _, rest = line.partition(":")
+        if key == "Hugepagesize":
+            lines.append(line)  # a constant of the kernel, which allocators ask for
+        elif rest.strip().endswith("kB"):
+            lines.append(f"{key}:{keep.get(key, 0):>16} kB")
+        else:
+            lines.append(f"{key}:{0:>16}")
+    return "\n".join(lines) + "\n"
+
+
+class ProcFiles:
+    """The constant /proc files every sandbox of this process sees, written once under `root`.
+
+    `root` must be readable by the bots' uids (it lives beside the staged copies).
+    """
+
+    def __init__(self, root: Path):
+        """Files go into `root` (made on first use; `remove` takes it away)."""
+        self.root = root
+        self.owner = os.getpid()
+        self._lock = threading.Lock()
+        self._written: set[str] = set()
+
+    def args(self, limits: Limits) -> list[str]:
+        """bwrap arguments, after --proc and --dev: empty folders, then the constant files."""
+        args: list[str] = []
+        for folder in EMPTY_DIRS:
+            if folder.startswith("/dev/") or os.path.isdir(folder):
+                args += ["--perms", "0555", "--size", "4096", "--tmpfs", folder]
+                args += ["--remount-ro", folder]
+        for name in CONSTANT_PROC:
+            if os.path.exists(f"/proc/{name}"):  # a bind needs a file to go over
+                args += ["--ro-bind", str(self._file(name, lambda r, n=name: constant_text(n, r)))]
+                args.append(f"/proc/{name}")
+        meminfo = self._file(
+            f"meminfo-{limits.memory_bytes}",
+            lambda r: meminfo_text(r, limits.memory_bytes),
+            "meminfo",
+        )
+        return [*args, "--ro-bind", str(meminfo), "/proc/meminfo"]
+
+    def _file(self, name: str, make: Any, source: str | None = None) -> Path:
+        """Path of the constant file `name`, written from the real /proc/`source` (once)."""
+        path = self.root / name
+        with self._lock:
+            if name not in self._written:
+                self.root.mkdir(mode=0o755, parents=True, exist_ok=True)
+                real = Path(f"/proc/{source or name}").read_text()
+                path.write_text(make(real))
+                path.chmod(0o444)
+                self._written.add(name)
+        return path
+
+    def remove(self) -> None:
+        """Delete the files (at process exit)."""
+        if os.getpid() == self.owner:
+            shutil.rmtree(self.root, ignore_errors=True)
 
 
 # ----- what the bot's uid can reach --------------------------------------------

@@ -8,6 +8,18 @@ one owner pass a hidden hand between seats. So those calls fail, as do the
 kernel interfaces a bot never needs and that widen the attack surface (the
 list follows Docker's default profile where it matters here).
 
+Machine-wide kernel state a bot could change and another sandbox read back is
+out of reach too (issue 30): the AIO contexts counted in /proc/sys/fs/aio-nr
+fail with ENOSYS (as on a kernel without AIO, so libaio users fall back), page
+cache hints that evict or reclaim a shared file's pages (fadvise, readahead,
+madvise MADV_COLD/MADV_PAGEOUT) and the calls that make the host flush its
+disks (sync, syncfs, sync_file_range) succeed without doing anything, mincore
+(which, with fault-around, shows which pages of a shared file are cached) fails
+with ENOSYS, and sockets exist only for the families a bot can use: AF_UNIX and
+AF_NETLINK (its own empty network namespace). TCP and UDP would add to the
+kernel's global socket-memory counters (/proc/net/sockstat), and there is no
+network to reach: they fail with EAFNOSUPPORT, as does AF_VSOCK (the host).
+
 Locks fail with ENOLCK so that a program that asks for one treats it as "no
 locks available" and goes on; the rest fail with EPERM. The filter is built
 with libseccomp (through `pyseccomp`) rather than written as raw BPF, so the
@@ -19,6 +31,7 @@ from __future__ import annotations
 import errno
 import functools
 import os
+from typing import Any
 
 #: fcntl commands that take, test or watch something on an inode another sandbox can see.
 LOCK_COMMANDS = {
@@ -96,7 +109,30 @@ DENIED_CALLS = (
     "io_uring_register",
     # page-cache residency of a shared file tells what another sandbox read
     "cachestat",
+    # madvise on another process's memory (its own would reach MADV_PAGEOUT below)
+    "process_madvise",
 )
+#: Calls that fail with ENOSYS, as where the kernel lacks them, so that callers fall back.
+ABSENT_CALLS = (
+    # AIO contexts are counted machine-wide in /proc/sys/fs/aio-nr
+    "io_setup",
+    "io_destroy",
+    "io_submit",
+    "io_cancel",
+    "io_getevents",
+    "io_pgetevents",
+    # with fault-around, which pages of a shared file are mapped tells which are cached
+    "mincore",
+)
+#: Hints that succeed without doing anything: evicting a shared file's pages (a signal to
+#: another sandbox, and the host's cache emptied) or flushing the host's disks.
+IGNORED_CALLS = ("fadvise64", "fadvise64_64", "readahead", "sync", "syncfs", "sync_file_range")
+#: madvise advice that reclaims pages, a shared file's included (MADV_COLD, MADV_PAGEOUT).
+IGNORED_ADVICE = {"MADV_COLD": 20, "MADV_PAGEOUT": 21}
+#: The address families socket() and socketpair() accept (AF_UNIX, AF_NETLINK).
+SOCKET_FAMILIES = (1, 16)
+#: Families are below this (AF_MAX is 46 in Linux 6.x); anything above is refused too.
+_FAMILY_LIMIT = 64
 #: preadv2/pwritev2 flag that fails instead of reading from disk: a page-cache probe.
 RWF_NOWAIT = 0x8
 _LOW_32 = 0xFFFFFFFF
@@ -127,6 +163,7 @@ def program() -> bytes:
     for name in ("preadv2", "pwritev2"):
         flag = sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT)
         rules.add_rule(sc.ERRNO(errno.EOPNOTSUPP), name, flag)
+    _add_machine_wide(sc, rules)
     fd = os.memfd_create("arena-seccomp")
     try:
         with os.fdopen(os.dup(fd), "wb") as sink:
@@ -136,6 +173,23 @@ def program() -> bytes:
         os.close(fd)
 
 
+def _add_machine_wide(sc: Any, rules: Any) -> None:
+    """The rules that keep machine-wide state (AIO, page cache, disks, sockets) out of reach."""
+    for name in ABSENT_CALLS:
+        rules.add_rule(sc.ERRNO(errno.ENOSYS), name)
+    for name in IGNORED_CALLS:
+        rules.add_rule(sc.ERRNO(0), name)  # "errno 0": the call returns 0, untouched
+    for advice in IGNORED_ADVICE.values():
+        rules.add_rule(sc.ERRNO(0), "madvise", sc.Arg(2, sc.MASKED_EQ, _LOW_32, advice))
+    for name in ("socket", "socketpair"):
+        refuse = sc.ERRNO(errno.EAFNOSUPPORT)
+        for family in range(_FAMILY_LIMIT):
+            if family not in SOCKET_FAMILIES:
+                rules.add_rule(refuse, name, sc.Arg(0, sc.MASKED_EQ, _LOW_32, family))
+        # Upper bits set, or a family past the table: refused whatever the kernel would do.
+        rules.add_rule(refuse, name, sc.Arg(0, sc.GE, _FAMILY_LIMIT))
+
+
 def status() -> tuple[bool, str]:
     """Whether the filter can be built here, with a one-line reason (for `arena doctor`)."""
     try:
@@ -143,8 +197,10 @@ def status() -> tuple[bool, str]:
     except SeccompUnavailable as error:
         return False, str(error)
     calls = len(DENIED_CALLS) + len(LOCK_CALLS) + len(LOCK_COMMANDS) + len(WATCH_COMMANDS)
+    calls += len(ABSENT_CALLS) + len(IGNORED_CALLS) + len(IGNORED_ADVICE)
     return True, (
-        f"seccomp filter, {calls} calls refused ({size // 8} BPF instructions): file locks, "
-        "leases, inotify/fanotify, keyrings, mounts and namespaces, ptrace, bpf, perf, "
-        "io_uring, page-cache probes"
+        f"seccomp filter, {calls} calls refused or ignored ({size // 8} BPF instructions): "
+        "file locks, leases, inotify/fanotify, keyrings, mounts and namespaces, ptrace, bpf, "
+        "perf, io_uring, AIO, page-cache probes and eviction (mincore, cachestat, fadvise, "
+        "madvise pageout), sync; sockets only AF_UNIX and AF_NETLINK"
     )

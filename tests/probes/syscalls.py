@@ -19,6 +19,8 @@ BUFFER = ctypes.create_string_buffer(64)
 IOVEC = struct.pack("QQ", ctypes.addressof(BUFFER), 64)
 IOV = ctypes.create_string_buffer(IOVEC, len(IOVEC))
 RWF_NOWAIT = 8
+AIO_CONTEXT = ctypes.create_string_buffer(8)
+PAIR = ctypes.create_string_buffer(8)
 
 #: name -> (x86_64 syscall number, arguments)
 CALLS = {
@@ -44,6 +46,25 @@ CALLS = {
     "cachestat": (451, FILE, 0, 0, 0),
     "preadv2 RWF_NOWAIT": (327, FILE, IOV, 1, 0, 0, RWF_NOWAIT),
     "preadv2": (327, FILE, IOV, 1, 0, 0, 0),
+    "process_madvise": (440, -1, 0, 0, 0, 0),
+    # machine-wide state (issue 30): AIO, page cache, disks, address families
+    "io_setup": (206, 1, AIO_CONTEXT),
+    "mincore": (27, 0, 4096, BUFFER),
+    "fadvise64 DONTNEED": (221, FILE, 0, 0, 4),
+    "readahead": (187, FILE, 0, 4096),
+    "madvise MADV_PAGEOUT": (28, 0, 4096, 21),
+    "madvise MADV_COLD": (28, 0, 4096, 20),
+    "sync": (162,),
+    "syncfs": (306, FILE),
+    "sync_file_range": (277, FILE, 0, 0, 2),
+    "socket AF_VSOCK": (41, 40, 1, 0),
+    "socket AF_INET": (41, 2, 1, 0),
+    "socket AF_INET6": (41, 10, 2, 0),
+    "socket AF_PACKET": (41, 17, 3, 0),
+    "socket AF_VSOCK, upper bits set": (41, 40 | (1 << 32), 1, 0),
+    "socketpair AF_INET": (53, 2, 1, 0, PAIR),
+    "socket AF_UNIX": (41, 1, 1, 0),
+    "socket AF_NETLINK": (41, 16, 3, 0),
 }
 
 
