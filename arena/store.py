@@ -9,6 +9,7 @@ Any other SQLAlchemy URL (PostgreSQL) works as it is.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
 from collections import Counter
@@ -58,6 +59,58 @@ from arena.models import (
     now,
 )
 from arena.rating import Skill, inherited
+
+
+class _SharedMemory:
+    """SQLite's wal-index file (`-shm`), which SQLite maps into this process's memory.
+
+    Truncated by another process, the mapped pages are gone: SQLite's next touch of
+    them kills the process with SIGBUS, no message, its tournament left `running`.
+    So before each transaction the file is compared with what it was after the last
+    one: truncated, it is given its size back (zeros: SQLite rebuilds the index from
+    the WAL, as after a crash) and the transaction stops with a one-line StoreError,
+    as a full disk does; made read-only, it stops too (other processes can no longer
+    share the index). The transaction after that one (marking the run `interrupted`)
+    goes on. A file replaced or removed is left to SQLite: the pages arena maps are
+    the old file's, still there.
+    """
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.seen: os.stat_result | None = None
+
+    def _stat(self) -> os.stat_result | None:
+        try:
+            return os.stat(self.path)
+        except OSError:
+            return None
+
+    def note(self) -> None:
+        self.seen = self._stat()
+
+    def check(self) -> None:
+        seen, found = self.seen, self._stat()
+        self.seen = found
+        if (
+            seen is None
+            or found is None
+            or (found.st_ino, found.st_dev)
+            != (
+                seen.st_ino,
+                seen.st_dev,
+            )
+        ):
+            return
+        problem = ""
+        if found.st_size < seen.st_size:
+            with contextlib.suppress(OSError):
+                os.truncate(self.path, seen.st_size)  # the mapped pages exist again
+            self.note()
+            problem = "was truncated by another process"
+        elif not os.access(self.path, os.W_OK):
+            problem = "was made read-only"
+        if problem:
+            raise StoreError(f"database error: its shared-memory file {self.path} {problem}")
 
 
 class NotOwnerError(ValueError):
@@ -272,12 +325,35 @@ class Store:
         """Release the connections."""
         self.reader.dispose()
         self.writer.dispose()
+        if self._shared_memory is not None:
+            self._shared_memory.seen = None  # closed: SQLite may make the file anew
+
+    @functools.cached_property
+    def _shared_memory(self) -> _SharedMemory | None:
+        """The wal-index file of a SQLite database file (None for any other database)."""
+        parsed = make_url(self.url)
+        path = parsed.database or ""
+        if parsed.get_backend_name() != "sqlite" or path in ("", ":memory:"):
+            return None
+        return None if path.startswith("file:") else _SharedMemory(Path(path + "-shm"))
+
+    @contextmanager
+    def _guarded(self) -> Iterator[None]:
+        """Around every transaction: `_SharedMemory.check` before, `note` after."""
+        shared = self._shared_memory
+        if shared is not None:
+            shared.check()
+        try:
+            yield
+        finally:
+            if shared is not None:
+                shared.note()
 
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A session for reading; StoreError when the database cannot be used."""
         try:
-            with Session(self.reader) as session:
+            with self._guarded(), Session(self.reader) as session:
                 yield session
         except IntegrityError:
             raise
@@ -292,7 +368,7 @@ class Store:
         locked beyond the timeout, full, read-only. IntegrityError passes through.
         """
         try:
-            with Session(self.writer) as session, session.begin():
+            with self._guarded(), Session(self.writer) as session, session.begin():
                 yield session
         except IntegrityError:
             raise
@@ -592,7 +668,7 @@ class Store:
         """A Core connection in one writing transaction; errors as in `write`, except
         that a DataError (data the database refuses) passes through too."""
         try:
-            with self.writer.begin() as connection:
+            with self._guarded(), self.writer.begin() as connection:
                 yield connection
         except (IntegrityError, DataError):
             raise

@@ -8,6 +8,7 @@ environment fails: unreachable, full, read-only; and resume after a rules change
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -276,4 +277,43 @@ def test_issue_30_a_bot_writing_nul_later_neither_stops_nor_loses_a_match(
     shown = arena(tmp_path, url, "bot", "show", "nul_later")
     assert shown.returncode == 0, shown.stderr
     assert "\x00" not in shown.stdout and "not json \\x00 nul \\x10 escape end" in shown.stdout
+    store.close()
+
+
+def test_issue_30_a_truncated_shared_memory_file_mid_tournament_is_one_line_and_loses_nothing(
+    tmp_path: Path,
+) -> None:
+    """Another process truncating `arena.db-shm` killed the coordinator with SIGBUS: no
+    message, the tournament left `running`. Now: one line, exit 1, `interrupted`, and
+    `resume` finishes it with every match recorded once."""
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    env = {**os.environ, "ARENA_HOME": str(tmp_path), "ARENA_DB": url}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", *run_args(8, 3)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+    )
+    store = Store(url)
+    while not (store.tournaments() and store.match_counts(1)[0] >= 3):
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=0.05)
+            raise AssertionError(process.stderr.read().decode() if process.stderr else "exited")
+    store.close()  # its own mapping of the file would fault too
+    os.truncate(tmp_path / "arena.db-shm", 0)
+    _out, said = process.communicate()
+    stderr = said.decode()
+    assert process.returncode == 1, (process.returncode, stderr)
+    [line] = error_lines(stderr)
+    assert "shared-memory file" in line and "truncated" in line
+    assert "(finish with: arena tournament resume 1)" in line
+    store = Store(url)
+    assert store.tournament(1).status == "interrupted"  # type: ignore[union-attr]
+    done, total = store.match_counts(1)
+    assert 3 <= done < total == 48
+    resumed = arena(tmp_path, url, "tournament", "resume", "1", "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    assert store.match_counts(1) == (48, 48)
+    assert len(store.seat_rows(tournament_id=1)) == 48 * 2
     store.close()
