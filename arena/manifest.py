@@ -121,6 +121,16 @@ def bundled_names() -> list[str]:
     return sorted(p.name for p in BUNDLED_BOTS.iterdir() if (p / "bot.toml").is_file())
 
 
+def starter_names() -> list[str]:
+    """The starter kits' names (bots/starters/*/bot.toml), reserved for nobody: a kit is
+    copied and renamed, and an unrenamed copy must not take the name for everyone."""
+    found = []
+    for kit in sorted((BUNDLED_BOTS / "starters").glob("*/bot.toml")):
+        with contextlib.suppress(BotFolderError):  # a broken kit fails its own tests
+            found.append(load_manifest(kit.parent).name)
+    return found
+
+
 def is_bundled(manifest: Manifest) -> bool:
     """True when `manifest` is a bundled bot's own folder, under its own name."""
     return manifest.folder == (BUNDLED_BOTS / manifest.name).resolve()

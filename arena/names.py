@@ -9,7 +9,8 @@ and to use as a file name, and must stay with whoever registered it first:
 - an argument is a folder path when it contains `/` or starts with `.` or `~`
   (`./mybot`, `../bots/x`, `/srv/bots/x`, `~/mybot`); anything else is a name.
   A valid name never contains `/` nor starts with `.` or `~`, so no text is both;
-- the bundled bots' names are reserved for the bundled folders themselves;
+- the bundled bots' names are reserved for the bundled folders themselves, and the
+  starter kits' names (bots/starters) for nobody: a kit is copied and renamed;
 - the owner of a name is the OS user who registered it (`BUNDLED_OWNER` for the
   bundled bots); only that user may add versions.
 

@@ -12,6 +12,7 @@ bundled folders, and new versions only from the name's owner.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 
 from arena import botfiles, check, names
 from arena.botfiles import BotFile
+from arena.home import private_folder
 from arena.manifest import (
     BotFolderError,
     Manifest,
@@ -36,6 +38,7 @@ from arena.manifest import (
     parse_manifest,
     prepare,
     source_files,
+    starter_names,
 )
 from arena.match import BotRef
 from arena.models import BotVersion
@@ -91,10 +94,13 @@ def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Pat
     if target.is_dir():
         yield target
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix=f".{target.name[:12]}-", dir=target.parent))
+    private_folder(target.parent)  # stored code is this account's alone (`arena.home`)
+    _sweep_partials(target.parent)
+    prefix = f".{target.name[:12]}-{os.getpid()}-"
+    partial = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
     try:
         botfiles.write_folder(files, partial)
+        partial.chmod(0o700)  # bots run from staged copies, never from here
         yield partial
         try:
             partial.rename(target)
@@ -109,6 +115,15 @@ def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Pat
         build_stamp(partial).unlink(missing_ok=True)
 
 
+def _sweep_partials(bots: Path) -> None:
+    """Remove what submissions that were killed left: `.<sha12>-<pid>-*` of a dead pid."""
+    for stale in bots.glob(".*-*-*"):
+        pid = stale.name.split("-")[1]
+        if stale.is_dir() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(stale, ignore_errors=True)
+            build_stamp(stale).unlink(missing_ok=True)
+
+
 def _check_name(store: Store, manifest: Manifest, owner: str) -> None:
     """The name rules of `arena.names`; BotFolderError with the reason."""
     problem = names.name_problem(manifest.name)
@@ -116,6 +131,11 @@ def _check_name(store: Store, manifest: Manifest, owner: str) -> None:
         raise BotFolderError(problem)
     if manifest.name in bundled_names() and not is_bundled(manifest):
         raise BotFolderError(f"bot name {manifest.name!r} is reserved for the bundled bot")
+    if manifest.name in starter_names():
+        raise BotFolderError(
+            f"bot name {manifest.name!r} is the starter kit's: give your copy a name of its "
+            "own in bot.toml (or --name)"
+        )
     registered = store.bot_owner(manifest.name)
     if registered is not None and registered != owner:
         raise BotFolderError(
