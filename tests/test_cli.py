@@ -116,6 +116,10 @@ def test_bot_submit_is_content_addressed(tmp_path: Path) -> None:
     assert first.exit_code == 0 and "version 1" in first.stdout
     same = runner.invoke(app, [*home, "bot", "submit", str(bot)])
     assert "nothing changed" in same.stdout
+    again = runner.invoke(app, [*home, "bot", "submit", str(bot), "--json"])
+    answer = json.loads(again.stdout)
+    assert answer["bot"] == "mybot" and answer["version"] == 1 and answer["created"] is False
+    assert len(answer["sha256"]) == 64
     (bot / "bot.py").write_text(source + "\n# changed\n")
     second = runner.invoke(app, [*home, "bot", "submit", str(bot)])
     assert "version 2" in second.stdout

@@ -195,13 +195,29 @@ def test_compare_newest_or_all_versions(home: Path) -> None:
     assert never.exit_code == 0 and "never met" in never.stdout
 
 
+def test_compare_without_a_game_shows_every_game_they_met_in(home: Path) -> None:
+    """Issue 31 item 16: `arena compare A B` needs no --game."""
+    base = ["--home", str(home), "compare"]
+    every = runner.invoke(app, [*base, "alpha", "beta", "--json"])
+    assert every.exit_code == 0, every.output
+    rows = json.loads(every.stdout)
+    assert [(r["game"], r["bot"], r["opponent"]) for r in rows] == [
+        ("krumme10", "alpha v2", "beta v1")
+    ]
+    table = runner.invoke(app, [*base, "alpha", "beta"], env={"COLUMNS": "200"})
+    assert "krumme10" in table.stdout and "alpha v2" in table.stdout
+    of_tournament = runner.invoke(app, [*base, "--tournament", "1", "--json"])
+    assert {r["game"] for r in json.loads(of_tournament.stdout)} == {"krumme10"}
+    never = runner.invoke(app, [*base, "beta", "gamma", "--game", "take-that"])
+    assert "never met at take-that" in never.stdout
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["alpha", "nobody", "--game", "krumme10"], "no bot 'nobody' is registered"),
         (["alpha", "beta", "--game", "chess"], "unknown game 'chess'"),
         (["alpha", "--game", "krumme10"], "two bots, or none"),
-        (["alpha", "beta"], "--game is required"),
         (["--game", "leylo", "--tournament", "1"], "is a krumme10 tournament"),
     ],
 )

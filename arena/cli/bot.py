@@ -29,6 +29,7 @@ def submit(
         str | None,
         typer.Option(help="Register under this name (a-z, 0-9, -, _; at most 40)."),
     ] = None,
+    as_json: JsonFlag = False,
 ) -> None:
     """Validate a bot folder, check it (as `arena bot check`, fewer matches), store a new version.
 
@@ -39,7 +40,11 @@ def submit(
     store = open_store()
     version, created = registry.submit(store, home(), folder, name)
     bot = name or store.version_names()[version.id or 0][0]
-    if created:
+    if as_json:
+        echo_json(
+            {"bot": bot, "version": version.number, "sha256": version.sha256, "created": created}
+        )
+    elif created:
         out.print(text(f"registered {bot} version {version.number} ({version.sha256[:12]})"))
     else:
         out.print(text(f"{bot} version {version.number} has the same code; nothing changed"))

@@ -21,6 +21,7 @@ from arena.cli.tables import HEAD_TO_HEAD_DROP
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
     from arena.sprt import Sprt
+    from arena.store import Store
     from arena.tournament.paired import PairedState
 
 GameOption = Annotated[str, typer.Option("--game", "-g", help="Game id, see `arena games`.")]
@@ -203,7 +204,9 @@ def compare(
         str | None, typer.Argument(metavar="A", help="Bot A (omit both for every pair).")
     ] = None,
     b: Annotated[str | None, typer.Argument(metavar="B", help="Bot B.")] = None,
-    game: GameOption = "",
+    game: Annotated[
+        str, typer.Option("--game", "-g", help="Game id (default: every game they met in).")
+    ] = "",
     all_versions: Annotated[
         bool,
         typer.Option("--all-versions", help="Pool every version of A and of B (default: newest)."),
@@ -217,40 +220,70 @@ def compare(
 
     Counts every recorded match (tournaments, ladders, `arena match`) under the
     game's current rules; in N-player matches each pair of seats counts, by rank.
+    Without --game: every game they met in (a tournament's own game with --tournament).
     """
-    from arena import headtohead
-    from arena.games import load_game
+    from arena.games import all_games, load_game
 
-    if not game:
-        raise UserError("--game is required (see `arena games`)")
-    load_game(game)
+    if game:
+        load_game(game)
     if (a is None) != (b is None):
         raise UserError("compare takes two bots, or none for every pair")
+    if a is not None and tournament is not None:
+        raise UserError("--tournament shows every pair: give no bots with it")
     store = open_store()
-    if a is not None and b is not None:
-        if tournament is not None:
-            raise UserError("--tournament shows every pair: give no bots with it")
-        try:
-            rows = [headtohead.compare(store, game, a, b, all_versions)]
-        except headtohead.UnknownBot as error:
-            raise UserError(str(error)) from None
-        if rows[0]["games"] == 0 and not as_json:
-            out.print(text(f"{rows[0]['bot']} and {rows[0]['opponent']} never met at {game}"))
-            return
-    elif tournament is not None:
+    if tournament is not None:
         found = store.tournament(tournament)
         if found is None:
             raise UserError(f"no tournament {tournament} (see `arena tournament list`)")
-        if found.game != game:
+        if game and found.game != game:
             raise UserError(f"tournament {tournament} is a {found.game} tournament, not {game}")
-        rows = headtohead.table_for_tournament(store, tournament)
-    else:
-        rows = headtohead.table(store, game)
-    if as_json:
-        echo_json(rows[0] if a is not None else rows)
+        game = found.game
+    games = [game] if game else [g.spec.id for g in all_games()]
+    rows = [
+        {"game": each, **row}
+        for each in games
+        for row in _pairs(store, each, (a, b), all_versions, tournament)
+    ]
+    if a is not None and game and as_json:  # one pair, one game: its record, as before
+        echo_json({k: v for k, v in rows[0].items() if k != "game"})
         return
+    met = [row for row in rows if row["games"] > 0]
+    if as_json:
+        echo_json(met)
+        return
+    if a is not None and not met:
+        where = f"at {game}" if game else "in any game"
+        out.print(text(f"{a} and {b} never met {where}"))
+        return
+    from arena import headtohead
+
+    shown = [headtohead.display(row) for row in met]
+    if not game:  # several games: each row says which (one game is in the title)
+        shown = [{"game": row["game"], **each} for row, each in zip(met, shown, strict=True)]
+    title = f"{game} head to head" if game else "head to head, every game"
     print_rows(
-        [headtohead.display(r) for r in rows],
-        f"{game} head to head (score rate and Elo, 95 % intervals)",
+        shown,
+        f"{title} (score rate and Elo, 95 % intervals)",
         drop=HEAD_TO_HEAD_DROP,
     )
+
+
+def _pairs(
+    store: Store,
+    game: str,
+    bots: tuple[str | None, str | None],
+    all_versions: bool,
+    tournament: int | None,
+) -> list[dict[str, Any]]:
+    """The head-to-head rows of one game: A against B, or every pair (of one tournament)."""
+    from arena import headtohead
+
+    a, b = bots
+    if a is not None and b is not None:
+        try:
+            return [headtohead.compare(store, game, a, b, all_versions)]
+        except headtohead.UnknownBot as error:
+            raise UserError(str(error)) from None
+    if tournament is not None:
+        return headtohead.table_for_tournament(store, tournament)
+    return headtohead.table(store, game)
