@@ -7,9 +7,13 @@ through locks or file events on a file they share, and nothing of the host
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import json
+import mmap
+import os
 import platform
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -183,3 +187,155 @@ def test_doctor_reports_the_filter_and_sandboxed_builds() -> None:
     assert rows["seccomp filter"]["active"] is sandbox.protections().seccomp
     assert "file locks" in rows["seccomp filter"]["detail"]
     assert rows["bot builds sandboxed"]["active"] is True
+
+
+# ----- issue 30, items 1, 6, 11: machine-wide kernel state --------------------------
+@pytest.fixture
+def unmasked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sandboxes that see the real /proc/sys, /proc statistics and /dev/pts."""
+    monkeypatch.setattr(bwrap.ProcFiles, "args", lambda _self, _limits: [])
+
+
+def kernel_pair() -> MatchResult:
+    bot = bot_ref_for("kernel_memory")
+    return run_match(spec(bot, bot, timeout=2.0))
+
+
+def pair_learned(result: MatchResult) -> list[tuple[int, str, int]]:
+    """(card a seat learned, channel, the other seat's smallest first card) for each seat."""
+    assert result.replay is not None, result.status
+    hands = result.replay["events"][0]["outcome"]["hands"]
+    return [
+        (int(card), channel, min(hands[1 - index]))
+        for index, seat in enumerate(result.seats)
+        for card, channel in re.findall(r"learned (\d+) through (\w+)", seat.stderr)
+    ]
+
+
+@needs_filter
+def test_colluding_seats_learn_nothing_through_kernel_counters() -> None:
+    result = kernel_pair()
+    assert [s.status for s in result.seats] == [SeatStatus.OK] * 2
+    assert pair_learned(result) == []
+    for seat in result.seats:
+        assert "io_setup failed (ENOSYS)" in seat.stderr
+        assert "openpty failed (ENOENT)" in seat.stderr
+
+
+@needs_bwrap
+def test_unconfined_the_colluders_pass_the_hand_through_kernel_counters(
+    unfiltered: None, unmasked: None
+) -> None:
+    found = pair_learned(kernel_pair())
+    assert sorted(channel for _card, channel, _right in found) == ["aio", "aio", "pty", "pty"]
+    assert all(card == right for card, _channel, right in found), found
+
+
+#: What a sandbox reads of machine-wide state; another sandbox's work must not change it.
+GLOBAL_STATE = [f"/proc/{name}" for name in (*bwrap.CONSTANT_PROC, "meminfo")]
+READER = (
+    'dump() { for f in "$@"; do cat "$f" 2>/dev/null; done; ls -R /proc/sys /proc/pressure; }\n'
+    'dump "$@"; echo ===; read -r _; dump "$@"'
+)
+BUSY = (
+    "import os, threading\n"
+    "pids = [os.fork() or os._exit(0) for _ in range(60)]\n"  # the fork counter, loadavg's pid
+    "[os.waitpid(p, 0) for p in pids]\n"
+    "files = [open('/bot/bot.toml') for _ in range(100)]\n"  # fs/file-nr
+    "memory = bytearray(200 << 20)\n"  # meminfo, vmstat, buddyinfo
+    "threads = [threading.Thread(target=sum, args=(range(10**5),)) for _ in range(50)]\n"
+    "[t.start() for t in threads]; [t.join() for t in threads]\n"  # ctxt, interrupts
+)
+
+
+def global_state_twice() -> tuple[str, str]:
+    """What one sandbox reads before and after another sandbox has been busy."""
+    argv = ["/bin/sh", "-c", READER, "reader", *GLOBAL_STATE]
+    reader = sandbox.launch(argv, TEST_BOTS / "polite", Limits())
+    try:
+        assert reader.process.stdout is not None and reader.process.stdin is not None
+        before = b""
+        while not before.endswith(b"===\n"):
+            chunk = os.read(reader.process.stdout.fileno(), 65536)
+            assert chunk, "the reader stopped"
+            before += chunk
+        busy = sandbox.launch(["/usr/bin/python3", "-c", BUSY], TEST_BOTS / "polite", Limits())
+        try:
+            assert busy.process.wait(timeout=60) == 0, busy.process.communicate()[1]
+        finally:
+            busy.kill()
+        after, _err = reader.process.communicate(b"go\n", timeout=20)
+    finally:
+        reader.kill()
+    return before.decode()[:-4], after.decode()
+
+
+@needs_bwrap
+def test_another_sandboxs_work_leaves_global_proc_files_unchanged() -> None:
+    before, after = global_state_twice()
+    assert "MemTotal:" in before and "processes 0" in before
+    assert before == after
+
+
+@needs_bwrap
+def test_unmasked_the_global_proc_files_show_another_sandboxs_work(unmasked: None) -> None:
+    before, after = global_state_twice()
+    assert "aio-nr" in before  # /proc/sys is the real one
+    lines = [
+        {ln.split()[0]: ln for ln in text.splitlines() if ln.strip()} for text in (before, after)
+    ]
+    for key in ("processes", "MemFree:", "ctxt"):
+        assert lines[0][key] != lines[1][key], key
+
+
+#: A system file that bots may read and nothing on the machine keeps mapped.
+SYSTEM_FILE = Path("/usr/share/common-licenses/GPL-3")
+EVICT = (
+    "import os, sys\nfd = os.open(sys.argv[1], os.O_RDONLY)\n"
+    "os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)\n"
+)
+
+
+def cached_pages(path: Path) -> tuple[int, int]:
+    """(pages of `path` in the page cache, pages in all), as the host's mincore says."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    size = path.stat().st_size
+    pages = -(-size // mmap.PAGESIZE)
+    with path.open("rb") as handle:
+        address = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, handle.fileno(), 0)
+        assert address not in (None, ctypes.c_void_p(-1).value)
+    try:
+        vector = (ctypes.c_ubyte * pages)()
+        assert libc.mincore(ctypes.c_void_p(address), size, vector) == 0, ctypes.get_errno()
+        return sum(byte & 1 for byte in vector), pages
+    finally:
+        libc.munmap(ctypes.c_void_p(address), size)
+
+
+def evict_from_a_sandbox() -> tuple[int, int]:
+    """Cache SYSTEM_FILE, let a sandboxed bot ask the kernel to drop it; what stays cached."""
+    SYSTEM_FILE.read_bytes()
+    assert cached_pages(SYSTEM_FILE)[0] == cached_pages(SYSTEM_FILE)[1]
+    argv = ["/usr/bin/python3", "-c", EVICT, str(SYSTEM_FILE)]
+    box = sandbox.launch(argv, TEST_BOTS / "polite", Limits())
+    try:
+        _out, err = box.process.communicate(timeout=20)
+    finally:
+        box.kill()
+    assert box.process.returncode == 0, err
+    return cached_pages(SYSTEM_FILE)
+
+
+@needs_filter
+@pytest.mark.skipif(not SYSTEM_FILE.is_file(), reason="no such system file here")
+def test_a_bot_cannot_evict_a_system_file_from_the_page_cache() -> None:
+    cached, pages = evict_from_a_sandbox()
+    assert cached == pages
+
+
+@needs_bwrap
+@pytest.mark.skipif(not SYSTEM_FILE.is_file(), reason="no such system file here")
+def test_unfiltered_a_bot_does_evict_a_system_file(unfiltered: None) -> None:
+    cached, pages = evict_from_a_sandbox()
+    assert cached < pages
