@@ -11,7 +11,19 @@ import multiprocessing_logging
 import typer
 from rich.console import Console
 
-from arena.cli import bot, db, demo, doctor, games, ladder, leaderboard, play, replay, tournament
+from arena.cli import (
+    bot,
+    db,
+    demo,
+    doctor,
+    games,
+    init,
+    ladder,
+    leaderboard,
+    play,
+    replay,
+    tournament,
+)
 from arena.cli import match as match_cli
 from arena.cli.common import SETTINGS, fit_output
 from arena.cli.group import ArenaGroup
@@ -95,6 +107,8 @@ app.command("compare")(match_cli.compare)
 app.command("demo")(demo.demo)
 app.command("leaderboard")(leaderboard.leaderboard)
 app.command("doctor")(doctor.doctor)
+app.command("init")(init.init)
+app.command("docs")(init.docs)
 app.add_typer(bot.app, name="bot")
 app.add_typer(tournament.app, name="tournament")
 app.add_typer(ladder.app, name="ladder")

@@ -96,12 +96,33 @@ def from_mapping(data: dict[str, Any], base: TournamentConfig | None = None) -> 
     return replace(config, **values)
 
 
+def bundled(path: str | Path) -> Path | None:
+    """The bundled tournament file that `path` names when there is no such file here.
+
+    `tournaments/take-that-round-robin.toml` (as the README writes it), the file name
+    alone, or its stem: so the README's commands work from an installed wheel, outside
+    the checkout. A file that exists is always the one read.
+    """
+    from arena.resources import BUNDLED_TOURNAMENTS
+
+    given = Path(path)
+    if given.exists() or given.parent not in (Path("."), Path("tournaments")):
+        return None
+    name = given.name if given.suffix == ".toml" else given.name + ".toml"
+    found = BUNDLED_TOURNAMENTS / name
+    return found if found.is_file() else None
+
+
 def load(path: str | Path) -> TournamentConfig:
-    """Read a tournament file (TOML)."""
+    """Read a tournament file (TOML), or the bundled one it names (`bundled`)."""
+    path = bundled(path) or path
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"no tournament file {path}") from None
+        from arena.resources import BUNDLED_TOURNAMENTS
+
+        shipped = ", ".join(sorted(f.stem for f in BUNDLED_TOURNAMENTS.glob("*.toml")))
+        raise ConfigError(f"no tournament file {path} (bundled: {shipped})") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{path}: {error}") from None
     config = from_mapping(data)
