@@ -82,5 +82,5 @@ def test_the_readmes_tournament_file_is_found_from_any_folder(
     own = tmp_path / "tournaments" / "take-that-round-robin.toml"
     own.write_text('name = "mine"\ngame = "take-that"\nbots = ["random", "first-legal"]\n')
     assert config.load("tournaments/take-that-round-robin.toml").name == "mine"
-    with pytest.raises(config.ConfigError, match="bundled: .*take-that-round-robin"):
+    with pytest.raises(config.ConfigError, match=r"bundled: .*take-that-round-robin"):
         config.load("nothing-like-it.toml")
