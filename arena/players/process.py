@@ -13,6 +13,7 @@ import contextlib
 import io
 import logging
 import os
+import re
 import select
 import subprocess
 import time
@@ -31,6 +32,9 @@ LOG = logging.getLogger("arena.bot")
 MAX_LINE_BYTES = 1024 * 1024
 #: Most a bot may write to stdout during one match.
 MAX_STDOUT_BYTES_PER_MATCH = 64 * 1024 * 1024
+#: Most lines a bot may write before `ready` in one match, blank lines aside: each costs
+#: arena a parse, so their number is bounded, not only their bytes.
+MAX_LINES_BEFORE_READY = 10_000
 #: How much of an over-long line is kept to show (`last_line`).
 MAX_SHOWN_BYTES = 4096
 #: How much of a bot's stderr is kept (the last part).
@@ -46,6 +50,10 @@ _loads = orjson.loads
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
 _POLL_IN = select.POLLIN | select.POLLPRI
 _POLL_END = select.POLLHUP | select.POLLERR | select.POLLNVAL
+#: A run of blank lines (whitespace as bytes.strip sees it) up to its last newline: one
+#: match drops any number of them at C speed, so a bot padding its answers with blank
+#: lines costs arena about what it costs the bot to write them.
+_BLANK_LINES = re.compile(rb"[ \t\n\r\x0b\x0c]*\n")
 
 
 class BotError(Exception):
@@ -218,19 +226,20 @@ class BotProcess:
 
         Lines before `ready` are skipped, whatever they are: a runtime's banner, or
         what a reused process wrote after the previous `end` and arena had not yet
-        read. Only the deadline and the output budget bound them.
+        read. The deadline, the output budget and MAX_LINES_BEFORE_READY bound them.
         """
         self.new_match()
         self.send(message, deadline)
-        while True:
+        for _ in range(MAX_LINES_BEFORE_READY + 1):
             line = self._next_line(deadline)
             reply = _parse(line)
             if reply is not None and reply.get("type") == "ready":
                 if self.startup_seconds is None:
                     self.startup_seconds = time.monotonic() - self.spawned_at
                 return
-            if line.strip() and self._debug:
+            if self._debug:
                 LOG.debug("%s: skipped a line before ready", self.name)
+        raise BotProtocolError(f"wrote more than {MAX_LINES_BEFORE_READY} lines before ready")
 
     def decide(self, message: dict[str, Any], deadline: float) -> Any:
         """Send a `decide` request and return the decision the bot answered (unchecked).
@@ -331,31 +340,36 @@ class BotProcess:
 
     def receive(self, deadline: float) -> dict[str, Any]:
         """Return the next message from the bot's stdout, or raise a BotError."""
-        while True:
-            line = self._next_line(deadline)
-            message = _parse(line)
-            if message is not None:
-                return message
-            if not line.strip():
-                if time.monotonic() > deadline:  # endless blank lines end too
-                    raise BotTimeout("no answer before the deadline") from None
-                continue  # blank lines are ignored
-            try:
-                return protocol.decode(line)  # raises with the precise reason
-            except protocol.ProtocolError as error:
-                raise BotProtocolError(str(error)) from None
+        line = self._next_line(deadline)
+        message = _parse(line)
+        if message is not None:
+            return message
+        try:
+            return protocol.decode(line)  # raises with the precise reason
+        except protocol.ProtocolError as error:
+            raise BotProtocolError(str(error)) from None
 
     def _next_line(self, deadline: float) -> bytes:
-        """The next line the bot wrote (without its newline), read before `deadline`."""
+        """The next line the bot wrote that is not blank (without its newline), read before
+        `deadline`.
+
+        Blank lines are dropped a run at a time (`_BLANK_LINES`), and only once a newline
+        has come: a run still growing is not scanned again at every read.
+        """
         buffer = self._buffer
         while True:
             end = buffer.find(b"\n")
-            if end >= 0:
+            if end < 0:
+                if len(buffer) > MAX_LINE_BYTES:
+                    self.last_line = bytes(buffer[:MAX_SHOWN_BYTES])
+                    raise BotProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
+                self._read_some(deadline)
+                continue
+            blank = _BLANK_LINES.match(buffer)
+            if blank is None:
                 break
-            if len(buffer) > MAX_LINE_BYTES:
-                self.last_line = bytes(buffer[:MAX_SHOWN_BYTES])
-                raise BotProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
-            self._read_some(deadline)
+            del buffer[: blank.end()]
+            self.last_line = b""
         line = self.last_line = bytes(buffer[:end])
         del buffer[: end + 1]
         if self._debug:
