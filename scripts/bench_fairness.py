@@ -12,7 +12,11 @@ worker A, beside or against the starver:
 - alone: both workers play polite against polite (the baseline);
 - starver: the starver in worker A, every cgroup controller on (arena's default);
 - starver, no cpu cgroup: the same with ARENA_SANDBOX_CGROUP=memory,pids, i.e.
-  the CPU controller turned off, to show what it does.
+  the CPU controller turned off, to show what it does;
+- fork churn: tests/bots/fork_churn in worker A (16 threads forking children that
+  exit at once, without end: the kernel's fork, exit and reaping work, not a busy
+  loop), every cgroup controller on, and again without the CPU controller.
+  `--only NAME` (repeatable) picks conditions.
 
 The conditions are interleaved round by round. Printed per condition: timeouts of
 polite seats (the goal is 0; worker A's share, in the starver's own match, apart)
@@ -52,6 +56,8 @@ CONDITIONS = {
     "alone": (("polite", "polite"), "auto"),
     "starver": (("starver", "polite"), "auto"),
     "starver, no cpu cgroup": (("starver", "polite"), "memory,pids"),
+    "fork churn": (("fork_churn", "polite"), "auto"),
+    "fork churn, no cpu cgroup": (("fork_churn", "polite"), "memory,pids"),
 }
 
 
@@ -202,7 +208,13 @@ def main() -> None:
     )
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--deadline", type=float, default=0.05, help="decision deadline (s)")
+    parser.add_argument(
+        "--only", action="append", help="a condition to run (repeatable; default: all)"
+    )
     args = parser.parse_args()
+    conditions = args.only or list(CONDITIONS)
+    if unknown := set(conditions) - set(CONDITIONS):
+        parser.error(f"unknown condition(s): {', '.join(sorted(unknown))}")
     if args.decisions < 1 or args.rounds < 1 or args.deadline <= 0:
         parser.error("--decisions and --rounds must be at least 1, --deadline above 0")
     found = protections()
@@ -212,9 +224,9 @@ def main() -> None:
         f">= {args.decisions} polite decisions per run ({args.own} in worker A); 2 workers; "
         f"{args.rounds} rounds"
     )
-    figures: dict[str, list[Figures]] = {name: [] for name in CONDITIONS}
+    figures: dict[str, list[Figures]] = {name: [] for name in conditions}
     for number in range(args.rounds):
-        for name in CONDITIONS:
+        for name in conditions:
             targets = (args.own, args.decisions - args.own)
             figures[name].append(run_condition(name, args.deadline, targets))
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())

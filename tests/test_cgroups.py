@@ -239,3 +239,45 @@ def test_doctor_warns_without_a_cpu_controller(
 def test_a_tournament_may_lower_the_cpu_share() -> None:
     assert from_settings({"cpu_percent": 50}).cpu_percent == 50
     assert from_settings({"cpu_percent": 400}).cpu_percent == Limits().cpu_percent
+
+
+def _counter(path: Path, key: str) -> int:
+    """One `key value` line of a cgroup's flat-keyed file (cpu.stat, pids.events)."""
+    for line in path.read_text().splitlines():
+        name, _, value = line.partition(" ")
+        if name == key:
+            return int(value)
+    raise AssertionError(f"no {key} in {path}")
+
+
+@needs_cpu_and_pids
+def test_fork_churn_is_charged_to_the_churners_cgroup(sandbox_mode: str) -> None:
+    """fork_churn's 16 threads fork children that exit at once, without end. The kernel
+    does that work (copying, tearing down, reaping) in the churner's own tasks: its
+    children are in its cgroup (never more alive than the cap) and the CPU quota
+    throttles it, so its fork rate is bounded by its quota. Polled, not timed."""
+    limits = Limits(processes=24, cpu_percent=50, memory_bytes=256 * MIB)
+    bot = BotProcess("churn", bot_ref_for("fork_churn").argv, TEST_BOTS / "fork_churn", limits)
+    bot.spawn()
+    try:
+        bot.start_match(start_message(), time.monotonic() + 20)
+        assert bot.sandbox is not None
+        cpu, pids = (
+            _dir_of(bot.sandbox.cgroup_dirs, "cpu"),
+            _dir_of(bot.sandbox.cgroup_dirs, "pids"),
+        )
+        first = _procs(cpu)
+        seen: set[int] = set()
+        give_up = time.monotonic() + 30
+        while time.monotonic() < give_up and not (
+            _counter(cpu / "cpu.stat", "nr_throttled") > 0 and len(seen - first) > 10
+        ):
+            seen |= _procs(cpu)  # forked children, each in the churner's own cgroup
+        assert _counter(cpu / "cpu.stat", "nr_throttled") > 0  # the quota holds its forking
+        assert int((pids / "pids.peak").read_text()) <= 24  # never more alive than the cap
+        assert len(seen - first) > 10
+        answer = bot.decide({"type": "decide", "id": 1, "legal": [7]}, time.monotonic() + 20)
+        assert answer == 7  # the churner still plays
+    finally:
+        bot.close(grace=0)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in seen)
