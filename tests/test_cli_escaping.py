@@ -243,3 +243,15 @@ def test_json_text_parses_to_the_exact_text() -> None:
 
 def test_safe_doctests() -> None:
     assert doctest.testmod(safe).failed == 0
+
+
+#: Zero-width, BOM, soft hyphen and tag characters (invisible "A"): they hide text or
+#: make two names look alike; the terminal and the HTML viewer escape them too.
+INVISIBLE = "\u200b\u200d\ufeff\u00ad\u2060\U000e0041"
+
+
+def test_invisible_characters_are_escaped_and_json_keeps_them_exact() -> None:
+    assert safe.visible(f"a{INVISIBLE}b") == r"a\u200b\u200d\ufeff\xad\u2060\U000e0041b"
+    document = json.dumps({"bot": INVISIBLE}, ensure_ascii=False)
+    escaped = safe.json_text(document)
+    assert escaped.isascii() and json.loads(escaped) == {"bot": INVISIBLE}

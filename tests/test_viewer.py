@@ -10,9 +10,12 @@ skip, except under CI (CI=true), where they fail.
 
 from __future__ import annotations
 
+import doctest
 import json
 import os
 import shutil
+import sys
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,9 +23,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from arena import controls, viewer
 from arena import replay as replays
-from arena import viewer
-from arena.cli import app
+from arena.cli import app, safe
 from arena.games import load_game
 from arena.models import Match
 from arena.store import MatchRecord, SeatRecord, Store
@@ -47,6 +50,8 @@ FLAGS = [
     "--disable-sync",
 ]
 HOSTILE = '</script><script>window.pwned = 1</script><img src=x onerror="window.pwned = 2">'
+#: The Unicode categories that steer a display instead of showing (arena.controls).
+CATEGORIES = ("Cc", "Cf", "Zl", "Zp")
 runner = CliRunner()
 
 
@@ -326,7 +331,7 @@ def test_hostile_strings_stay_text(page: Any, tmp_path: Path) -> None:
     replay["outcome"]["status"][1] = "crash"
     path = write_page(replay, tmp_path)
     source = path.read_text()
-    assert source.count("</script>") == len(viewer.SCRIPTS) + 1  # ours only
+    assert source.count("</script>") == len(viewer.SCRIPTS) + 2  # ours only (and 2 data)
     assert "<script>window.pwned" not in source and "<img" not in source  # only escaped
     page.goto(path.as_uri())
     page.evaluate(f"window.arenaViewer.go({at})")
@@ -340,6 +345,65 @@ def test_hostile_strings_stay_text(page: Any, tmp_path: Path) -> None:
     assert (page.text_content("#decision .text") or "").startswith("seat 1 ")
     page.evaluate(f"window.arenaViewer.go({at - 1})")
     assert page.locator("#scores tr.forfeited").count() == 0
+
+
+# ----- issue 30 item 11: bidi and control characters are shown as the terminal shows them
+#: A name that U+202E draws as "evil" reversed, with ESC, NUL, a zero-width space, a
+#: tag character (invisible "A") and a right-to-left isolate.
+STEERING_NAME = "\u202eevil\x1b[2J\x00\u200b\U000e0041\u2067x"
+STEERING_DETAIL = "answered \u202elive\x00\x1b]0;pwn\x07 \u2066, which was not offered"
+
+
+def raw_controls(text: str) -> list[str]:
+    """The characters of the shared list in `text`, but the page's own newlines."""
+    return [hex(ord(c)) for c in text if ord(c) in controls.CODES and c != "\n"]
+
+
+def test_bidi_and_control_characters_are_shown_escaped(page: Any, tmp_path: Path) -> None:
+    replay = golden_replay("take-that-2p-pro-rounds1", bots=["polite", STEERING_NAME])
+    at = next(i for i, e in enumerate(replay["events"]) if e.get("seat") == 1)
+    replay["events"].insert(at, {"forfeit": 1, "reason": "illegal", "detail": STEERING_DETAIL})
+    replay["events"][at + 1]["by"] = "fallback"
+    replay["outcome"]["status"][1] = "illegal"
+    replay["match"] = "m\u202e1"
+    page.goto(write_page(replay, tmp_path).as_uri())
+    page.evaluate(f"window.arenaViewer.go({at})")
+    page.evaluate("window.arenaViewer.setSeat(1)")  # the seat's name in the view switch too
+    assert raw_controls(page.content()) == []  # nowhere in the DOM, attributes included
+    assert raw_controls(page.title()) == []
+    name = controls.visible(STEERING_NAME)
+    assert name == r"\u202eevil\x1b[2J\x00\u200b\U000e0041\u2067x"
+    assert name in (page.text_content("#scores") or "")
+    assert name in (page.text_content("#view") or "")
+    assert controls.visible(STEERING_DETAIL) in (page.text_content("#decision") or "")
+    assert controls.visible(STEERING_DETAIL) in (page.text_content("#log") or "")
+    assert r"m\u202e1" in page.title() and r"m\u202e1" in (page.text_content("h1") or "")
+
+
+def test_the_page_and_the_terminal_escape_the_same_characters(page: Any, tmp_path: Path) -> None:
+    """One list (arena.controls) for both: cards.js spells every character of it as
+    arena.cli.safe does, and nothing else."""
+    page.goto(write_page(golden_replay(CASES["leylo"]), tmp_path).as_uri())
+    every = "".join(map(chr, sorted(controls.CODES)))
+    sample = f"plain é ü 漢 🂡 \\u202e {every} end"
+    shown = page.evaluate("(text) => ArenaViewer.visible(text)", sample)
+    assert shown == controls.visible(sample) == safe.visible(sample)
+    assert raw_controls(shown) == []
+    assert page.evaluate("(t) => ArenaViewer.visible(t)", "é ü 漢 🂡") == "é ü 漢 🂡"
+
+
+def test_the_shared_list_is_every_control_and_format_character() -> None:
+    """arena.controls.RANGES is written out (scanning costs 0.1 s a command): it must be
+    every Cc, Cf, Zl and Zp character of this Python's Unicode tables."""
+    wanted = {c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in CATEGORIES}
+    assert wanted == controls.CODES, sorted(map(hex, wanted ^ controls.CODES))
+    assert list(controls.RANGES) == sorted(controls.RANGES)
+    assert viewer.embed_json(controls.RANGES) in viewer.build(golden_replay(CASES["leylo"]))
+
+
+def test_the_controls_doctests() -> None:
+    assert doctest.testmod(controls).failed == 0
+    assert doctest.testmod(viewer).failed == 0
 
 
 # ----- the command line without a browser ------------------------------------------

@@ -5,49 +5,24 @@ rich markup, `[/]` crashes the command and `[link=...]` forges a link; printed r
 ANSI escapes clear the screen or retitle the window, CR and backspace overwrite
 what arena wrote, and bidi overrides reorder a line. So every command renders
 such text through `Text` objects built here (never markup) after `visible`, which
-spells control characters out as escapes (``\\x1b``, ``\\u202e``). JSON output
+spells control characters out as escapes (``\\x1b``, ``\\u202e``; the list is
+`arena.controls`, which the HTML viewer shares). JSON output
 keeps the exact text; `json_text` only writes the same characters as JSON escapes.
 """
 
 from __future__ import annotations
 
 import logging
-import unicodedata
 
 from rich.console import ConsoleRenderable
 from rich.logging import RichHandler
 from rich.text import Text
 
-#: Characters that steer the display rather than show: bidi embeddings, overrides,
-#: isolates and marks, and the Unicode line and paragraph separators.
-_STEERING = (0x061C, 0x200E, 0x200F, 0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
-#: Every C0 and C1 control, DEL, and the steering characters.
-_UNSAFE = sorted({c for c in range(0xA0) if unicodedata.category(chr(c)) == "Cc"} | set(_STEERING))
+from arena.controls import CODES, json_escape
+from arena.controls import visible as visible  # the one list, shared with the HTML viewer
 
-
-def _escape(code: int) -> str:
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-_LINE = {code: _escape(code) for code in _UNSAFE}
-#: In a multi-line block (a stderr tail) newlines and tabs keep their meaning.
-_BLOCK = {code: text for code, text in _LINE.items() if chr(code) not in "\n\t"}
 #: JSON from orjson already escapes U+0000-U+001F; these are the rest, as JSON escapes.
-_JSON = {code: f"\\u{code:04x}" for code in _UNSAFE if code >= 0x20}
-
-
-def visible(value: object, *, block: bool = False) -> str:
-    """`value` as a string with every control character written as an escape.
-
-    With `block`, newlines and tabs stay (a multi-line stderr tail); otherwise the
-    result is one line.
-
-    >>> visible("a\\x1b[2Jb\\u202ec\\rd\\n")
-    'a\\\\x1b[2Jb\\\\u202ec\\\\x0dd\\\\x0a'
-    >>> visible("line 1\\nline\\t2\\x07", block=True)
-    'line 1\\nline\\t2\\\\x07'
-    """
-    return str(value).translate(_BLOCK if block else _LINE)
+_JSON = {code: json_escape(code) for code in CODES if code >= 0x20}
 
 
 def text(*parts: object | tuple[object, str], block: bool = False) -> Text:
@@ -67,7 +42,7 @@ def text(*parts: object | tuple[object, str], block: bool = False) -> Text:
 
 
 def json_text(document: str) -> str:
-    """JSON text with DEL, C1 controls and bidi characters written as JSON escapes.
+    """JSON text with DEL, C1 controls, bidi and other format characters as JSON escapes.
 
     Outside strings JSON text is plain ASCII, so this changes only how string
     contents are spelled: the parsed value is exactly the same.

@@ -11,7 +11,11 @@ text. The page embeds that as JSON and draws it with the scripts of this package
 A replay is untrusted (bot names, forfeit details): the JSON is embedded in a
 `<script type="application/json">` with every `<`, `>` and `&` written as a JSON
 escape, so no value can end the script element, and the scripts show every value
-through `textContent`, never as HTML.
+through `textContent`, never as HTML. Every string of the page's data is shown as the
+terminal shows it (`arena.controls.visible`: NUL, ESC, bidi overrides, zero-width
+characters spelled as escapes), so that U+202E cannot draw "evil" as "live"; the
+scripts spell the same list (`arena.controls.RANGES`, embedded) in whatever text they
+put together, as a second guard.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from arena import controls
 from arena.errors import ReplayError
 from arena.games import Game, GameError, load_game
 
@@ -151,8 +156,27 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
     return result
 
 
+def _shown(value: Any) -> Any:
+    """`value` with every string in it (keys too) spelled as the terminal shows it.
+
+    >>> _shown({"bot\\u202e": ["evil\\x00", 1]})
+    {'bot\\\\u202e': ['evil\\\\x00', 1]}
+    """
+    if isinstance(value, str):
+        return controls.visible(value)
+    if isinstance(value, dict):
+        return {_shown(k): _shown(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_shown(v) for v in value]
+    return value
+
+
 def page_data(replay: dict[str, Any]) -> dict[str, Any]:
-    """Everything the page shows, as one JSON value."""
+    """Everything the page shows, as one JSON value, its strings made `visible`.
+
+    The referee's own strings (card names, actions) have no character to escape, so
+    only what came from a bot or a replay file changes.
+    """
     if replay["game"] not in GAMES:
         raise ReplayError(f"the viewer has no table for game {replay['game']!r}")
     spec = load_game(replay["game"]).spec
@@ -164,13 +188,14 @@ def page_data(replay: dict[str, Any]) -> dict[str, Any]:
     meta["higher_score_wins"] = spec.higher_score_wins
     meta["score_label"] = GAMES[replay["game"]]
     meta["seats"] = [{"seat": s["seat"], "bot": s["bot"]} for s in replay["seats"]]
-    return {"meta": meta, "frames": frames(replay)}
+    return dict(_shown({"meta": meta, "frames": frames(replay)}))
 
 
 def build(replay: dict[str, Any]) -> str:
     """The whole page for one replay (loaded and checked by arena.replay.load/parse)."""
     data = page_data(replay)
-    title = html.escape(f"{data['meta']['title']} replay {replay.get('match', '')}", quote=True)
+    meta = data["meta"]
+    title = html.escape(f"{meta['title']} replay {meta['match'] or ''}", quote=True)
     scripts = []
     for name in SCRIPTS:
         code = asset(name)
@@ -193,6 +218,9 @@ def build(replay: dict[str, Any]) -> str:
             "<body>",
             '<div id="app"></div>',
             f'<script type="application/json" id="replay-data">{embed_json(data)}</script>',
+            # the characters never shown raw, for cards.js (`ArenaViewer.visible`)
+            '<script type="application/json" id="unsafe-chars">'
+            f"{embed_json(controls.RANGES)}</script>",
             *scripts,
             "</body>",
             "</html>",

@@ -4,19 +4,39 @@
    layout registers itself in ArenaViewer.LAYOUTS[game id]. */
 const ArenaViewer = {LAYOUTS: {}};
 
-/* An element with classes and, optionally, text (set as textContent). */
+/* The characters never shown raw (arena/controls.py: controls, bidi, zero-width and
+   other format characters), embedded by the page as [first, last] code points. The
+   page's data is escaped already; `visible` spells them, as the terminal does, in any
+   text put together here too. */
+ArenaViewer.UNSAFE = new RegExp("[" + JSON.parse(document.getElementById("unsafe-chars").textContent)
+  .map(([first, last]) => "\\u{" + first.toString(16) + "}-\\u{" + last.toString(16) + "}")
+  .join("") + "]", "gu");
+
+/* How one of them is shown: \x1b, \u202e, \U000e0041 (arena.controls.escape). */
+ArenaViewer.escape = function (code) {
+  const hex = (width) => code.toString(16).padStart(width, "0");
+  if (code < 0x100) return "\\x" + hex(2);
+  return code < 0x10000 ? "\\u" + hex(4) : "\\U" + hex(8);
+};
+
+ArenaViewer.visible = function (text) {
+  return String(text).replace(ArenaViewer.UNSAFE, (c) => ArenaViewer.escape(c.codePointAt(0)));
+};
+
+/* An element with classes and, optionally, text (set as textContent, `visible`). */
 ArenaViewer.el = function (tag, classes, text) {
   const node = document.createElement(tag);
   if (classes) node.className = classes;
-  if (text !== undefined && text !== null) node.textContent = String(text);
+  if (text !== undefined && text !== null) node.textContent = ArenaViewer.visible(text);
   return node;
 };
 
-/* Append children (nodes; strings become text nodes) and return the parent. */
+/* Append children (nodes; strings become `visible` text nodes) and return the parent. */
 ArenaViewer.add = function (parent, ...children) {
   for (const child of children) {
     if (child === null || child === undefined) continue;
-    parent.append(typeof child === "string" ? document.createTextNode(child) : child);
+    const node = typeof child === "string" ? document.createTextNode(ArenaViewer.visible(child)) : child;
+    parent.append(node);
   }
   return parent;
 };

@@ -99,7 +99,7 @@
   function relabelLog() {
     if (logSeat === state.seat) return;
     logSeat = state.seat;
-    FRAMES.forEach((frame, i) => { logItems[i].textContent = eventText(frame, state.seat); });
+    FRAMES.forEach((frame, i) => { logItems[i].textContent = V.visible(eventText(frame, state.seat)); });
   }
 
   function renderScores(frame) {
