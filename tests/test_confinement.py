@@ -187,6 +187,13 @@ def test_doctor_reports_the_filter_and_sandboxed_builds() -> None:
     assert rows["seccomp filter"]["active"] is sandbox.protections().seccomp
     assert "file locks" in rows["seccomp filter"]["detail"]
     assert rows["bot builds sandboxed"]["active"] is True
+    kernel = rows["no channel through machine-wide kernel state"]
+    assert kernel["active"] is sandbox.protections().seccomp
+    assert "/proc/sys" in kernel["detail"] and "AF_UNIX" in kernel["detail"]
+    residual = json.loads(result.stdout)["residual_channels"]
+    channels = " ".join(row["channel"] for row in residual)
+    assert all(word in channels for word in ("sysinfo", "CPU", "first touch"))
+    assert all("bit/s" in row["measured"] for row in residual)
 
 
 # ----- issue 30, items 1, 6, 11: machine-wide kernel state --------------------------

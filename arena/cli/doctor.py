@@ -44,6 +44,12 @@ def doctor(
         for r in found["protections"]
     ]
     print_rows(rows, title="bot sandbox", drop=(), prose=frozenset({"protection"}))
+    print_rows(
+        found["residual_channels"],
+        title="residual channels between sandboxes (measured: scripts/bench_kernel_channels.py)",
+        drop=(),
+        prose=frozenset({"channel", "measured", "why open"}),
+    )
     if not found["sandboxed"]:
         typer.echo("warning: bots are not sandboxed here (install bubblewrap)", err=True)
     if not any(r["active"] for r in found["protections"] if r["protection"] == "cgroup cpu"):
