@@ -16,6 +16,8 @@ Channels:
   firsttouch  page-cache first touch: the sender reads one byte of cold pages of a
               large system file for a 1; later the receiver times one-byte reads.
               One-shot: a page, once read, carries nothing more.
+  startup     not a channel: what the measures cost a sandbox's start (/bin/true,
+              launched and killed, measures on and off interleaved, --bits times each).
   evict       the lever (no rate): pages of a cached system file left in the host's
               page cache after a sandbox asked the kernel to drop them
               (posix_fadvise DONTNEED).
@@ -32,6 +34,7 @@ import math
 import mmap
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -210,6 +213,31 @@ def first_touch(bits: str) -> None:
     report("firsttouch", bits, threshold_bits(times, one_is_high=False), time.monotonic() - start)
 
 
+def startup(count: int) -> None:
+    """Median start-up of a sandbox with issue 30's measures on and off, interleaved."""
+    real = bwrap.ProcFiles.args, seccomp._add_machine_wide
+    seconds: dict[bool, list[float]] = {True: [], False: []}
+    try:
+        for _ in range(count):
+            for on in (True, False):
+                bwrap.ProcFiles.args = real[0] if on else (lambda _self, _limits: [])  # type: ignore[method-assign,assignment]
+                seccomp._add_machine_wide = real[1] if on else (lambda sc, rules: None)
+                seccomp.program.cache_clear()
+                seccomp.program()
+                begin = time.perf_counter()
+                box = sandbox.launch(["/bin/true"], EMPTY, Limits())
+                box.wait(10)
+                box.kill()
+                seconds[on].append(time.perf_counter() - begin)
+    finally:
+        bwrap.ProcFiles.args, seccomp._add_machine_wide = real  # type: ignore[method-assign]
+        seccomp.program.cache_clear()
+    without, with_ = (1000 * statistics.median(seconds[flag]) for flag in (False, True))
+    print(
+        f"startup     {count} x 2 sandboxes: median {without:.1f} ms without, {with_:.1f} ms with"
+    )
+
+
 def evict() -> None:
     path = "/usr/share/common-licenses/GPL-3"
     Path(path).read_bytes()
@@ -257,7 +285,7 @@ def main() -> None:
 
 def measure(wanted: list[str], count: int, slot: float) -> None:
     """Each wanted channel with `count` random bits."""
-    unknown = set(wanted) - {*SENDERS, "firsttouch", "evict"}
+    unknown = set(wanted) - {*SENDERS, "firsttouch", "evict", "startup"}
     if unknown:
         raise SystemExit(f"error: unknown channel {', '.join(sorted(unknown))}")
     print(f"issue 30 measures: {'off' if WITHOUT else 'on'}", file=sys.stderr)
@@ -267,6 +295,8 @@ def measure(wanted: list[str], count: int, slot: float) -> None:
             slotted(name, bits, slot)
         elif name == "firsttouch":
             first_touch(bits)
+        elif name == "startup":
+            startup(count)
         else:
             evict()
 
