@@ -30,6 +30,7 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
     make_url,
     update,
 )
@@ -165,10 +166,22 @@ def _sqlite_engine(
     return engine
 
 
+#: What `schema_revision` says of a database that holds no tables (or no file) yet.
+NEW_DATABASE = "new"
+
+
+def _sqlite_file_exists(database: str | None) -> bool:
+    """True unless `database` names a SQLite file that does not exist (memory counts as one)."""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return True
+    return Path(database).exists()
+
+
 def schema_revision(url: str) -> tuple[str | None, str]:
     """(the database's schema revision, the newest this arena knows), changing nothing.
 
-    None when the database is new or was made before migrations. StoreError
+    NEW_DATABASE when it holds no tables yet (for SQLite: no file, which is not
+    created); None when it was made before migrations. StoreError
     (StoreInputError for a malformed URL) when it cannot be read.
     """
     shown = safe_url(url)
@@ -180,8 +193,13 @@ def schema_revision(url: str) -> tuple[str | None, str]:
         raise StoreError(
             f"cannot open database {shown}: its driver is missing ({error.name})"
         ) from None
+    if engine.url.get_backend_name() == "sqlite" and not _sqlite_file_exists(engine.url.database):
+        engine.dispose()  # a look must not create the file: the database is new
+        return NEW_DATABASE, migrations.head()
     try:
         with engine.connect() as connection:
+            if not inspect(connection).get_table_names():
+                return NEW_DATABASE, migrations.head()
             return migrations.current(connection), migrations.head()
     except (SQLAlchemyError, OSError) as error:
         password = _password(url)

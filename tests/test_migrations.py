@@ -348,3 +348,16 @@ def test_arena_db_current_and_upgrade(played: Store, tmp_path: Path) -> None:
     assert "at revision 0004" in upgraded.stdout
     again = cli.invoke(app, [*base, "db", "upgrade"])
     assert again.exit_code == 0 and again.stderr == ""
+
+
+def test_arena_db_current_says_new_of_a_new_database_and_creates_nothing(
+    tmp_path: Path,
+) -> None:
+    """Issue 31 item 20: `db current` on a new database is not 'made before migrations'."""
+    cli = CliRunner()
+    shown = cli.invoke(app, ["--home", str(tmp_path / "home"), "db", "current", "--json"])
+    assert shown.exit_code == 0, shown.output
+    assert '"revision":"new"' in shown.stdout
+    assert not (tmp_path / "home" / "arena.db").exists()
+    line = cli.invoke(app, ["--home", str(tmp_path / "home"), "db", "current"]).stdout
+    assert "no database yet" in line and "before migrations" not in line

@@ -105,6 +105,13 @@ def print_rows(
         out.print(note, width=width)
 
 
+def variant_text(variant: dict[str, Any]) -> str:
+    """A variant as it is typed on the command line: `rounds=2 pro=true`, never `pro=False`."""
+    return " ".join(
+        f"{k}={orjson.dumps(v).decode() if isinstance(v, bool) else v}" for k, v in variant.items()
+    )
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return ""

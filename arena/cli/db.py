@@ -33,16 +33,22 @@ def current(
 ) -> None:
     """The database's schema revision and the newest one this arena knows (changes nothing)."""
     from arena.migrations import UNVERSIONED
-    from arena.store import safe_url, schema_revision
+    from arena.store import NEW_DATABASE, safe_url, schema_revision
 
     url = _url()
     found, newest = schema_revision(url)
     if as_json:
         echo_json({"database": safe_url(url), "revision": found, "newest": newest})
         return
-    state = "up to date" if found == newest else "arena db upgrade brings it to the newest"
-    shown = found or f"{UNVERSIONED} or new"
-    out.print(text(f"{safe_url(url)}: revision {shown}, newest {newest} ({state})"))
+    if found == NEW_DATABASE:
+        line = f"no database yet (the first command that uses it creates it at {newest})"
+    elif found == newest:
+        line = f"revision {found}, the newest (up to date)"
+    else:
+        line = (
+            f"revision {found or UNVERSIONED}, newest {newest} (arena db upgrade brings it there)"
+        )
+    out.print(text(f"{safe_url(url)}: {line}"))
 
 
 @app.command()

@@ -35,13 +35,14 @@ def list_games(
         [
             game.spec.id,
             game.spec.title,
+            str(game.spec.version),
             f"{game.spec.min_players}-{game.spec.max_players}",
             "\n".join(v.describe() + "  " + v.help for v in game.spec.variants),
         ]
         for game in all_games()
     ]
-    columns = ["game", "title", "players", "variants (default, range)"]
+    columns = ["game", "title", "rules", "players", "variants (default, range)"]
     table, _hidden = fitted(
-        columns, cells, numeric=set(), width=out.width, prose=frozenset(columns[-1:])
+        columns, cells, numeric={"rules"}, width=out.width, prose=frozenset(columns[-1:])
     )
     out.print(table)

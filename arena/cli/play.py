@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from arena.cli.common import echo_json, open_store, out
+from arena.cli.common import echo_json, open_store, out, variant_text
 from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
 from arena.cli.tables import fitted
@@ -52,7 +52,7 @@ def print_result(result: MatchResult) -> None:
     """
     from arena.match import MatchStatus
 
-    variant = " ".join(f"{k}={v}" for k, v in result.variant.items())
+    variant = variant_text(result.variant)
     cells = [
         [
             str(s.seat),

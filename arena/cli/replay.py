@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
+from arena.cli.common import variant_text
 from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
 
@@ -93,7 +94,7 @@ def show(file: FileArgument = None, match: MatchOption = None) -> None:
 
     data = replay_data(file, match)
     turns = list(replays.lines(data))  # the whole file is checked before anything is shown
-    variant = " ".join(f"{k}={v}" for k, v in data["variant"].items())
+    variant = variant_text(data["variant"])
     out.print(text(f"{data['game']} v{data['game_version']}  seed={data.get('seed')}  {variant}"))
     for seat in data["seats"]:
         out.print(text(f"  seat {seat['seat']}: {seat['bot']}"))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from rich import box
 from rich.cells import cell_len
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -118,7 +118,7 @@ def fitted(
     title: str = "",
     drop: Sequence[str] = (),
     prose: frozenset[str] = frozenset(),
-) -> tuple[Table, list[str]]:
+) -> tuple[RenderableType, list[str]]:
     """A table of `rows` (cells as strings, in `columns` order) laid out for `width`.
 
     `drop` names the columns that may be left out, the first to go first; `prose`
@@ -132,7 +132,7 @@ def fitted(
     needs = {c: _natural(plan.headers[c], cells[c], c in prose) for c in plan.shown}
     names = [c for c in plan.shown if c not in numeric and c not in prose]
     cut = _cut_names(needs, names, width - GAP * (len(plan.shown) - 1))
-    table = plain_table(title)
+    table = plain_table()
     for column in plan.shown:
         header = text(plan.headers[column])
         if column in numeric:
@@ -143,7 +143,8 @@ def fitted(
             table.add_column(header, no_wrap=True, overflow="ellipsis", max_width=cut.get(column))
     for row in rows:
         table.add_row(*(_cell(row[columns.index(c)]) for c in plan.shown))
-    return table, plan.hidden
+    # The title is a line of its own: as a table's title it would wrap at the table's width.
+    return (Group(text(title), table) if title else table), plan.hidden
 
 
 def _cut_names(needs: dict[str, int], names: list[str], room: int) -> dict[str, int]:
@@ -160,11 +161,9 @@ def _cut_names(needs: dict[str, int], names: list[str], room: int) -> dict[str, 
     return cut
 
 
-def plain_table(title: str = "") -> Table:
+def plain_table() -> Table:
     """A table drawn as columns two spaces apart under a rule: no borders to pay for."""
     return Table(
-        title=text(title) if title else None,
-        title_justify="left",
         box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,

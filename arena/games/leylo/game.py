@@ -95,7 +95,7 @@ class Leylo(Game):
         title="LEYLO",
         min_players=2,
         max_players=6,
-        variants=(VariantOption("rounds", 3, "number of rounds (L8)", minimum=3, maximum=5),),
+        variants=(VariantOption("rounds", 3, "number of rounds", minimum=3, maximum=5),),
         max_decisions=_max_decisions(),
         higher_score_wins=False,
         draw_probability=0.05,
