@@ -270,6 +270,9 @@ def test_demo_plays_each_games_search_table_with_its_own_timeout_and_deals(
     monkeypatch.setattr(demo, "run", record)
     result = runner.invoke(app, ["--home", str(tmp_path), "demo"])
     assert result.exit_code == 0, result.output
+    where = f"sqlite:///{tmp_path / 'arena.db'}"  # issue 31 item 18: it says where it writes
+    assert f"demo: writing to database {where}" in result.stderr
+    assert f"the demo's tournaments are in database {where}" in result.stdout
     searches = {game: (bots, rounds, timeout) for game, bots, rounds, timeout in asked if timeout}
     assert set(searches) == set(demo.SEARCH_TABLES)
     for game, table in demo.SEARCH_TABLES.items():

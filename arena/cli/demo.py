@@ -98,6 +98,11 @@ def demo(
 
     store = open_store()
     store.secret()  # a malformed ARENA_SECRET fails now, before anything is registered
+    # The demo writes to the user's own database (its tournaments stay, to look at with
+    # `arena tournament show`): say where, and how to keep it apart.
+    where = f"database {store.shown_url}"
+    line = f"demo: writing to {where} (another place: --home DIR or ARENA_HOME)"
+    err.print(text(line), soft_wrap=True)  # a path is never broken over lines
     known = {g.spec.id for g in all_games()}
     bundled = [
         p
@@ -121,6 +126,9 @@ def demo(
         if searchers and hubs and deals > 0:
             bots = [hubs[0], *searchers, "random"]
             run(store, game_id, bots, deals, seed, workers, table.timeout)
+    out.print(
+        text(f"the demo's tournaments are in {where}: `arena tournament list`"), soft_wrap=True
+    )
     out.print(
         "all-time leaderboards: `arena leaderboard GAME`; details: `arena tournament show ID`"
     )
