@@ -14,8 +14,8 @@ With `--against DIR` (a checkout of another commit, e.g. `git worktree add /tmp/
 52903ab`), every round runs that tree's arena too, interleaved with this one: the
 round's order alternates. The bot folders are this tree's, so both trees play the
 same bots. Each run then feeds 16 MiB of each of SHAPES (blank lines of 1, 2 and
-1 Mi bytes) straight to BotProcess.receive, in 64 KiB chunks, and prints arena's CPU per
-MiB. Printed: the median and min..max over rounds.
+1 Mi bytes, an answer after each MiB) straight to BotProcess.receive, in 64 KiB
+chunks, and prints arena's CPU per MiB. Printed: the median and min..max over rounds.
 """
 
 from __future__ import annotations
@@ -59,7 +59,8 @@ def one_run(root: Path, matches: int) -> dict[str, float]:
             for number in range(matches):
                 result = run_match(MatchSpec(f"m{number}", "take-that", number + 1, refs), pool)
                 assert result.replay is not None
-                decisions += sum(1 for e in result.replay["events"] if e.get("seat") == 0)
+                events = result.replay["events"]  # the bot's own answers, not fallbacks
+                decisions += sum(1 for e in events if e.get("seat") == 0 and "by" not in e)
                 lost += result.seats[0].status is not SeatStatus.OK
             cpu, wall = time.process_time() - cpu, time.monotonic() - wall
         finally:
@@ -74,7 +75,8 @@ def one_run(root: Path, matches: int) -> dict[str, float]:
     return figures
 
 
-#: Blank-line shapes fed straight to BotProcess.receive (16 MiB each, then an answer).
+#: Blank-line shapes fed straight to BotProcess.receive: 16 times 1 MiB, then an answer
+#: (1 MiB of blank lines in a row is the most a bot may send before one answer).
 SHAPES = {
     "newlines": b"\n" * MIB,
     "space lines": b" \n" * (MIB // 2),
@@ -90,12 +92,13 @@ def shape_costs(root: Path) -> dict[str, float]:
 
     costs = {}
     for name, unit in SHAPES.items():
-        data = unit * 16 + b'{"type":"decision","id":1,"decision":0}\n'
+        data = (unit + b'{"type":"decision","id":1,"decision":0}\n') * 16
         chunks = iter([data[i : i + 65536] for i in range(0, len(data), 65536)])
         bot = BotProcess("shape", ["true"], root)
         bot._read_some = lambda _deadline, b=bot, c=chunks: b._buffer.extend(next(c))  # type: ignore[method-assign]
         cpu = time.process_time()
-        assert bot.receive(time.monotonic() + 600)["type"] == "decision"
+        for _ in range(16):
+            assert bot.receive(time.monotonic() + 600)["type"] == "decision"
         costs[f"{name} ms/MiB"] = (time.process_time() - cpu) * 1000 * MIB / len(data)
     return costs
 

@@ -68,3 +68,14 @@ def test_blank_lines_are_skipped_and_the_rest_kept_as_it_was(tmp_path: Path) -> 
     assert bot._next_line(deadline) == b"  x "
     assert bot._next_line(deadline) == b"{}"
     assert bot._buffer == b"   "  # no newline yet: could still be a line's start
+
+
+def test_blank_lines_in_a_row_count_as_one_line(tmp_path: Path) -> None:
+    """Over MAX_LINE_BYTES of blank lines before one answer is a protocol violation,
+    however fast arena reads them (so endless_stdout's verdict does not race its deadline)."""
+    bot = BotProcess("noise", ["true"], tmp_path)
+    bot._buffer = bytearray(b" \n" * (bot_process.MAX_LINE_BYTES // 2) + b"\n{}\n")
+    with pytest.raises(BotProtocolError, match="bytes of blank lines in a row"):
+        bot._next_line(time.monotonic() + 1)
+    bot._buffer = bytearray(b" \n" * (bot_process.MAX_LINE_BYTES // 4) + b"{}\n")
+    assert bot._next_line(time.monotonic() + 1) == b"{}"

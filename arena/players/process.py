@@ -354,9 +354,12 @@ class BotProcess:
         `deadline`.
 
         Blank lines are dropped a run at a time (`_BLANK_LINES`), and only once a newline
-        has come: a run still growing is not scanned again at every read.
+        has come: a run still growing is not scanned again at every read. Blank lines in
+        a row count as one line for MAX_LINE_BYTES: a bot cannot make arena read without
+        end for one answer, and the verdict does not depend on how fast arena reads.
         """
         buffer = self._buffer
+        blank_bytes = 0
         while True:
             end = buffer.find(b"\n")
             if end < 0:
@@ -368,6 +371,9 @@ class BotProcess:
             blank = _BLANK_LINES.match(buffer)
             if blank is None:
                 break
+            blank_bytes += blank.end()
+            if blank_bytes > MAX_LINE_BYTES:
+                raise BotProtocolError(f"more than {MAX_LINE_BYTES} bytes of blank lines in a row")
             del buffer[: blank.end()]
             self.last_line = b""
         line = self.last_line = bytes(buffer[:end])
