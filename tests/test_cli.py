@@ -286,7 +286,7 @@ def test_demo_plays_each_games_search_table_with_its_own_timeout_and_deals(
     assert all("ismcts" not in bots and "random" in bots for _, bots, _ in quick)
 
     asked.clear()
-    result = runner.invoke(app, ["--home", str(tmp_path), "demo", "--search-rounds", "0"])
+    result = runner.invoke(app, ["--home", str(tmp_path), "demo", "--search-deals", "0"])
     assert result.exit_code == 0, result.output
     assert [timeout for *_, timeout in asked] == [None] * len(demo.SEARCH_TABLES)
 

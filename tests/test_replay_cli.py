@@ -17,7 +17,7 @@ runner = CliRunner()
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A home whose database holds one finished two-match tournament."""
     folder = tmp_path_factory.mktemp("replays")
-    bots = ["--bots", "random,first-legal", "--rounds", "1", "--seed", "4", "-q"]
+    bots = ["--bots", "random,first-legal", "--deals", "1", "--seed", "4", "-q"]
     ran = arena(folder, "tournament", "run", "--game", "take-that", *bots)
     assert ran.exit_code == 0, ran.output
     return folder

@@ -33,7 +33,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     submitted = invoke(folder, 200, "bot", "submit", str(bot))
     assert submitted.exit_code == 0, submitted.output
     bots = f"random,first-legal,take-that-heuristic,{LONG_NAME}"
-    command = ["tournament", "run", "--game", "take-that", "--bots", bots, "--rounds", "1"]
+    command = ["tournament", "run", "--game", "take-that", "--bots", bots, "--deals", "1"]
     ran = invoke(folder, 200, *command, "--workers", "1", "--seed", "1", "-q")
     assert ran.exit_code == 0, ran.output
     return folder

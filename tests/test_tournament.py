@@ -294,3 +294,20 @@ def test_ctrl_c_inside_a_commit_waits_for_it_and_is_noted() -> None:
     finally:
         restore()
         signal.signal(signal.SIGINT, previous)
+
+
+def test_deals_is_the_tournaments_spelling_and_rounds_still_works(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 31 item 20: `deals` per pairing, apart from a game's `rounds` variant."""
+    from arena.tournament.config import ConfigError, from_mapping
+
+    assert from_mapping({"deals": 3, "variant": {"rounds": 2}}).rounds == 3
+    assert not caplog.records
+    with caplog.at_level("WARNING"):
+        assert from_mapping({"rounds": 4}).rounds == 4
+    assert "now spelled `deals`" in caplog.text
+    with pytest.raises(ConfigError, match="give deals"):
+        from_mapping({"deals": 3, "rounds": 4})
+    with pytest.raises(ConfigError, match="deals must be at least 1"):
+        from_mapping({"game": "take-that", "bots": ["a", "b"], "deals": 0}).checked()

@@ -84,10 +84,14 @@ DEFAULT_SEARCH_TABLE = SearchTable(0.3, 10)
 
 @reports_errors
 def demo(
-    rounds: Annotated[int, typer.Option(help="Deals per pairing of the quick bots.")] = 5,
-    search_rounds: Annotated[
+    deals: Annotated[int, typer.Option(help="Deals per pairing of the quick bots.")] = 5,
+    search_deals: Annotated[
         int | None,
         typer.Option(help="Deals per pairing with a search bot (0: none; default by game)."),
+    ] = None,
+    rounds: Annotated[int | None, typer.Option(hidden=True, help="Old --deals.")] = None,
+    search_rounds: Annotated[
+        int | None, typer.Option(hidden=True, help="Old --search-deals.")
     ] = None,
     workers: Annotated[int, typer.Option(help="Parallel worker processes.")] = 2,
     seed: Annotated[int, typer.Option(help="Tournament seed.")] = 1,
@@ -95,6 +99,11 @@ def demo(
     """Register the bundled bots and play a short round robin of every game."""
     from arena import registry
     from arena.manifest import BUNDLED_BOTS, load_manifest
+
+    if rounds is not None or search_rounds is not None:  # the old spellings (issue 31)
+        err.print("warning: --rounds and --search-rounds are now --deals and --search-deals")
+        deals = deals if rounds is None else rounds
+        search_deals = search_deals if search_rounds is None else search_rounds
 
     store = open_store()
     store.secret()  # a malformed ARENA_SECRET fails now, before anything is registered
@@ -118,14 +127,14 @@ def demo(
         game_id = game.spec.id
         playing = [p for p in bundled if load_manifest(p).plays(game_id)]
         quick = [p.name for p in playing if p.name not in SEARCH_BOTS]
-        run(store, game_id, quick, rounds, seed, workers)
+        run(store, game_id, quick, deals, seed, workers)
         searchers = [p.name for p in playing if p.name in SEARCH_BOTS]
         hubs = [p.name for p in playing if specialist(p, game_id)]
         table = SEARCH_TABLES.get(game_id, DEFAULT_SEARCH_TABLE)
-        deals = table.deals if search_rounds is None else search_rounds
-        if searchers and hubs and deals > 0:
+        searched = table.deals if search_deals is None else search_deals
+        if searchers and hubs and searched > 0:
             bots = [hubs[0], *searchers, "random"]
-            run(store, game_id, bots, deals, seed, workers, table.timeout)
+            run(store, game_id, bots, searched, seed, workers, table.timeout)
     out.print(
         text(f"the demo's tournaments are in {where}: `arena tournament list`"), soft_wrap=True
     )

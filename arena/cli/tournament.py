@@ -136,8 +136,11 @@ def run(
     game: Annotated[str | None, typer.Option(help="Game id.")] = None,
     bots: Annotated[str | None, typer.Option(help="Comma-separated bot names or folders.")] = None,
     players: Annotated[int | None, typer.Option(help="Players per match.")] = None,
+    deals: Annotated[
+        int | None, typer.Option(help="Deals per pairing or group (each in every seat rotation).")
+    ] = None,
     rounds: Annotated[
-        int | None, typer.Option(help="Deals per group (each in every seat rotation).")
+        int | None, typer.Option(hidden=True, help="The old spelling of --deals.")
     ] = None,
     workers: Annotated[
         int | None, typer.Option(help="Parallel worker processes (local executor).")
@@ -177,6 +180,7 @@ def run(
         "game": game,
         "bots": bots,
         "players": players,
+        "deals": deals,
         "rounds": rounds,
         "workers": workers,
         "executor": executor,

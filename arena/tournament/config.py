@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -25,6 +26,7 @@ class TournamentConfig:
     name: str = ""
     format: str = "round-robin"
     players: int = 2
+    #: Deals per pairing (or group), each in every seat rotation: `deals` in files and flags.
     rounds: int = 1
     seed: int = 0
     workers: int = 1
@@ -52,7 +54,8 @@ class TournamentConfig:
             raise ConfigError("a bot is listed twice")
         for name, low in (("players", 1), ("rounds", 1), ("workers", 1), ("suspend_after", 1)):
             if getattr(self, name) < low:
-                raise ConfigError(f"{name} must be at least {low}")
+                shown = OLD_SPELLINGS.get(name, name)
+                raise ConfigError(f"{shown} must be at least {low}")
         try:
             check_timeout("decision_timeout", self.decision_timeout)
             check_timeout("startup_timeout", self.startup_timeout)
@@ -72,8 +75,30 @@ class TournamentConfig:
 _KEYS = {f.name for f in fields(TournamentConfig)}
 
 
+#: A tournament's deals per pairing were once spelled `rounds`, which is also the name of
+#: a game variant (rounds per match): `deals` is the spelling now, `rounds` still read.
+OLD_SPELLINGS = {"rounds": "deals"}
+LOG = logging.getLogger("arena.tournament")
+
+
+def _respelled(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with `deals` read into the field it sets (`rounds`); the old spelling warned of."""
+    values = dict(data)
+    if "deals" in values and "rounds" in values:
+        raise ConfigError("give deals (deals per pairing) once: rounds is its old spelling")
+    if "rounds" in values:
+        LOG.warning("the tournament setting `rounds` (--rounds) is now spelled `deals` (--deals)")
+    elif "deals" in values:
+        values["rounds"] = values.pop("deals")
+    return values
+
+
 def from_mapping(data: dict[str, Any], base: TournamentConfig | None = None) -> TournamentConfig:
-    """Settings from a dict (a parsed file or flags); unknown keys are an error."""
+    """Settings from a dict (a parsed file or flags); unknown keys are an error.
+
+    `deals` sets the deals per pairing (the field `rounds`, its old spelling, still read).
+    """
+    data = _respelled(data)
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise ConfigError(f"unknown tournament setting(s): {', '.join(unknown)}")
