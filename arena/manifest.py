@@ -25,10 +25,10 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import names, resources
+from arena import botfiles, names, resources
 from arena.botfiles import BotFile, read_folder, read_manifest_bytes
 from arena.botfiles import BotFolderError as BotFolderError  # where it always was
-from arena.sandbox.build import BuildError, run_build
+from arena.sandbox.build import OUTPUT_BUDGET_BYTES, BuildError, run_build
 from arena.sandbox.limits import Limits
 
 #: Where the bots shipped with arena live (the repository's top-level bots/).
@@ -258,15 +258,70 @@ def build(manifest: Manifest) -> None:
         added = run_build(manifest.build, manifest.folder, limits, BUILD_TIMEOUT_S)
     except BuildError as error:
         raise BotFolderError(f"{manifest.name}: {error}", error.output) from None
-    stamp = {"sources": sources, "outputs": [list(p) for p in added]}
+    stamp: dict[str, object] = {"sources": sources, "outputs": [list(p) for p in added]}
     with contextlib.suppress(OSError):  # a read-only place: the next start builds again
+        build_stamp(manifest.folder).write_text(json.dumps(stamp))
+        # what `verified_files` will find besides the sources (read with the stamp in place)
+        built = _built_files(manifest, _stored_files(manifest.folder))
+        stamp["outputs_sha256"] = files_digest(built)
         build_stamp(manifest.folder).write_text(json.dumps(stamp))
 
 
 def is_built(manifest: Manifest) -> bool:
-    """True when the folder's build stamp is for its code as it is now."""
+    """True when the folder's build stamp is for its code as it is now (and records its
+    outputs' digest, which `verified_files` checks: an older stamp means a new build)."""
     stamp = _stamp(manifest.folder)
-    return bool(stamp) and stamp.get("sources") == files_digest(source_files(manifest))
+    return (
+        isinstance(stamp.get("outputs_sha256"), str)
+        and stamp.get("sources") == files_digest(source_files(manifest))
+    )
+
+
+#: What a stored version may hold: its sources and what its build added.
+STORED_LIMITS = botfiles.Limits(
+    file_bytes=botfiles.LIMITS.file_bytes + OUTPUT_BUDGET_BYTES,
+    total_bytes=botfiles.LIMITS.total_bytes + OUTPUT_BUDGET_BYTES,
+)
+
+
+def _stored_files(folder: Path) -> dict[tuple[str, ...], BotFile]:
+    """Every file of a stored folder, sources and build outputs, read once."""
+    return read_folder(folder, STORED_LIMITS)
+
+
+def _built_files(
+    manifest: Manifest, files: dict[tuple[str, ...], BotFile]
+) -> dict[tuple[str, ...], BotFile]:
+    """Of a folder's `files`, those that are not its sources: what its build added."""
+    sources = source_files(manifest, dict(files))
+    return {parts: item for parts, item in files.items() if parts not in sources}
+
+
+def verified_files(folder: Path, sha256: str) -> dict[tuple[str, ...], BotFile]:
+    """A stored version's files, read once, if they are exactly what was checked.
+
+    The sources must hash to the version's `sha256` (recorded in the database at
+    submission) and what the build added to the digest its build stamp recorded.
+    BotFolderError (one line) otherwise: the caller runs nothing of it.
+    """
+    files = _stored_files(folder)
+    toml = files.get(("bot.toml",))
+    if toml is None:
+        raise BotFolderError(f"stored bot version {sha256[:12]} has lost its bot.toml")
+    manifest = parse_manifest(folder, toml.data)
+    if files_digest(source_files(manifest, dict(files))) != sha256:
+        raise BotFolderError(
+            f"stored bot version {sha256[:12]} was changed after its check: its files "
+            f"no longer hash to its sha256; not run (submit the bot again)"
+        )
+    built = _built_files(manifest, files)
+    recorded = _stamp(folder).get("outputs_sha256")
+    if (built or manifest.build) and files_digest(built) != recorded:
+        raise BotFolderError(
+            f"stored bot version {sha256[:12]} was changed after its check: what its build "
+            f"made no longer matches its build stamp; not run (submit the bot again)"
+        )
+    return files
 
 
 def prepare(manifest: Manifest) -> list[str]:

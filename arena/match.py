@@ -26,7 +26,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena import protocol, seeds
+from arena import protocol, sandbox, seeds
 from arena.games import Decision, Game, Outcome, load_game
 from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess
@@ -207,6 +207,8 @@ def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None
         seed=seat.bot_seed,
         decision_timeout_ms=int(spec.decision_timeout * 1000),
     )
+    if ref.sha256 is not None:  # a stored version runs only as the bytes it was checked with
+        sandbox.expect_version(Path(ref.folder), ref.sha256)
     try:
         seat.bot = pool.acquire(
             ref.name, ref.argv, Path(ref.folder), spec.limits, deal=spec.keys.deal

@@ -12,6 +12,7 @@ bundled folders, and new versions only from the name's owner.
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from sqlalchemy.exc import IntegrityError
 
 from arena import botfiles, check, names
 from arena.botfiles import BotFile
+from arena.home import private_folder
 from arena.manifest import (
     BotFolderError,
     Manifest,
@@ -92,10 +94,13 @@ def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Pat
     if target.is_dir():
         yield target
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix=f".{target.name[:12]}-", dir=target.parent))
+    private_folder(target.parent)  # stored code is this account's alone (`arena.home`)
+    _sweep_partials(target.parent)
+    prefix = f".{target.name[:12]}-{os.getpid()}-"
+    partial = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
     try:
         botfiles.write_folder(files, partial)
+        partial.chmod(0o700)  # bots run from staged copies, never from here
         yield partial
         try:
             partial.rename(target)
@@ -108,6 +113,15 @@ def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Pat
     finally:
         shutil.rmtree(partial, ignore_errors=True)
         build_stamp(partial).unlink(missing_ok=True)
+
+
+def _sweep_partials(bots: Path) -> None:
+    """Remove what submissions that were killed left: `.<sha12>-<pid>-*` of a dead pid."""
+    for stale in bots.glob(".*-*-*"):
+        pid = stale.name.split("-")[1]
+        if stale.is_dir() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(stale, ignore_errors=True)
+            build_stamp(stale).unlink(missing_ok=True)
 
 
 def _check_name(store: Store, manifest: Manifest, owner: str) -> None:
@@ -181,5 +195,10 @@ def _add_version(
 def bot_ref(version: BotVersion, name: str) -> BotRef:
     """How to start a stored version (building it first if it has a build step)."""
     manifest = replace(load_manifest(version.folder), name=name)
-    argv = tuple(prepare(manifest))
+    if content_hash(manifest) != version.sha256:
+        # Changed since its check: neither built nor run (staging refuses it, and the
+        # match is void with the reason), so no byte of the change runs.
+        argv = manifest.command
+    else:
+        argv = tuple(prepare(manifest))
     return BotRef(name, str(manifest.folder), argv, version.id, version.sha256)

@@ -47,6 +47,7 @@ from sqlmodel import Session, col, create_engine, select
 
 from arena import migrations, names, seeds
 from arena.errors import StoreError, StoreInputError
+from arena.home import HomeError, prepare_database
 from arena.migrations import MigrationError
 from arena.models import (
     Bot,
@@ -294,7 +295,7 @@ class Store:
             if parsed.get_backend_name() == "sqlite":
                 path = parsed.database or ""
                 if path and path != ":memory:" and not path.startswith("file:"):
-                    Path(path).parent.mkdir(parents=True, exist_ok=True)
+                    prepare_database(Path(path))  # 0600, this account's own
                 self.reader = _sqlite_engine(url, False, busy_timeout)
                 self.writer = _sqlite_engine(url, True, busy_timeout)
             else:
@@ -306,6 +307,8 @@ class Store:
             raise type(error)(f"cannot open database {self.shown_url}: {reason}") from None
         except MigrationError as error:
             raise StoreError(str(error)) from None
+        except HomeError as error:
+            raise StoreError(f"cannot open database {self.shown_url}: {error}") from None
         except ArgumentError as error:
             raise StoreInputError(
                 f"bad database URL {self.shown_url}: {self._reason(error)}"

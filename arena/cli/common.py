@@ -43,12 +43,15 @@ SETTINGS = Settings()
 
 def home() -> Path:
     """The arena home (created if missing); UserError when it cannot be one."""
+    from arena.home import HomeError, prepare_home
     from arena.store import default_home
 
     path = SETTINGS.home or default_home()
     try:
-        path.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
+        prepare_home(path)
+    except HomeError as error:
+        raise UserError(f"{error} (--home / ARENA_HOME)") from None
+    except (FileExistsError, NotADirectoryError):
         raise UserError(
             f"arena home {path} is a file, not a folder (--home / ARENA_HOME)"
         ) from None

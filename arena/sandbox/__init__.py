@@ -214,6 +214,30 @@ def _launcher() -> _Launcher:
         return _LAUNCHER
 
 
+#: Stored versions to verify before they run: folder -> the sha256 checked at submission.
+_VERSIONS: dict[str, str] = {}
+#: Folders verified in this process when bots run from the folder itself (no bubblewrap).
+_VERIFIED: set[tuple[int, str]] = set()
+
+
+def expect_version(folder: Path, sha256: str) -> None:
+    """Run `folder` only as the stored version `sha256` (verified when staged, `bw.Staging`)."""
+    _VERSIONS[str(folder)] = sha256
+
+
+def _verify_in_place(folder: Path) -> None:
+    """Without a staged copy: verify a stored version once per process (SandboxError)."""
+    sha256 = _VERSIONS.get(str(folder))
+    if sha256 is not None and (os.getpid(), str(folder)) not in _VERIFIED:
+        from arena import botfiles, manifest  # arena.manifest builds bots in this sandbox
+
+        try:
+            manifest.verified_files(folder, sha256)
+        except botfiles.BotFolderError as error:
+            raise SandboxError(str(error)) from None
+        _VERIFIED.add((os.getpid(), str(folder)))
+
+
 def _staging() -> bw.Staging:
     """This process's staged copies (one Staging: seats of a match start in parallel threads)."""
     global _STAGING
@@ -541,6 +565,7 @@ def _child_setup(limits: Limits, procs_files: Sequence[str], uid: int) -> Callab
 
 
 def _start_plain(argv: list[str], folder: Path, limits: Limits, use_cgroup: bool) -> Sandboxed:
+    _verify_in_place(folder)
     try:
         games = _games_copy()
         games.compile_for(argv[0])
@@ -601,7 +626,7 @@ def _start(
     try:
         if writable:
             _hand_over(folder, uid)
-        source = folder if writable else _staging().acquire(folder)
+        source = folder if writable else _staging().acquire(folder, _VERSIONS.get(str(folder)))
         inner, binds = bw.toolchain(argv, folder, uid)
         games = _games_copy()
         games.compile_for(inner[0])

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.sandbox.limits import Limits
+from arena.sandbox.uids import SandboxError
 
 #: Directories bound read-only at the same path when they exist (links stay links).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -347,8 +348,13 @@ class Staging:
         self._users: dict[Path, int] = {}
         sweep(base, "stage-")
 
-    def acquire(self, folder: Path) -> Path:
-        """The path to mount at /bot for `folder`: its staged copy (made on first use)."""
+    def acquire(self, folder: Path, sha256: str | None = None) -> Path:
+        """The path to mount at /bot for `folder`: its staged copy (made on first use).
+
+        For a stored version (`sha256`), the copy is written from one reading of the
+        folder that was verified to be the bytes checked at its submission
+        (`stage_version`); SandboxError if it is not.
+        """
         key = hashlib.sha256(str(folder).encode()).hexdigest()[:16]
         target = self.base / key
         with self._lock:
@@ -356,7 +362,10 @@ class Staging:
                 self.base.mkdir(mode=0o711, parents=True, exist_ok=True)
                 with contextlib.suppress(FileNotFoundError):
                     shutil.rmtree(target)
-                shutil.copytree(folder, target, symlinks=True)
+                if sha256 is None:
+                    shutil.copytree(folder, target, symlinks=True)
+                else:
+                    stage_version(folder, sha256, target)
                 open_up(target)
             self._users[target] = self._users.get(target, 0) + 1
         return target
@@ -372,6 +381,22 @@ class Staging:
                 shutil.rmtree(source, ignore_errors=True)
                 with contextlib.suppress(OSError):
                     self.base.rmdir()
+
+
+def stage_version(folder: Path, sha256: str, target: Path) -> None:
+    """Write the stored version at `folder` to `target` if it is what was checked.
+
+    The bytes written are the bytes hashed, so nothing can change between the check
+    and the copy the bot runs; SandboxError (the match is void, the bot not run) if
+    the folder differs from its submission.
+    """
+    from arena import botfiles, manifest  # arena.manifest builds bots in this sandbox
+
+    try:
+        files = manifest.verified_files(folder, sha256)
+    except botfiles.BotFolderError as error:
+        raise SandboxError(str(error)) from None
+    botfiles.write_folder(files, target)
 
 
 def open_up(root: Path) -> None:
