@@ -55,6 +55,8 @@ def test_one_pair_is_played_recorded_and_compared(tmp_path: Path) -> None:
         (["--sprt", "0,5", "--beta", "0"], "--beta must be between 0 and 1"),
         (["--sprt", "0,5", "--max-matches", "1"], "at least 2"),
         (["--sprt", "0,500"], "--model logistic"),
+        (["--model", "elo"], "--model set the SPRT: give --sprt"),  # issue 31 item 20
+        (["--alpha", "0.1", "--beta", "0.1"], "--alpha, --beta set the SPRT"),
     ],
 )
 def test_bad_settings_are_one_line(tmp_path: Path, extra: list[str], message: str) -> None:
@@ -98,3 +100,42 @@ def test_progress_line_and_summary_with_and_without_a_test() -> None:
     assert data["sprt"] is None and data["pairs"] == 2 and data["score"] == 0.375
     assert data["pentanomial"] == {"LL": 1, "LD": 0, "WL+DD": 0, "WD": 1, "WW": 0}
     assert summary(state, test, 9)["sprt"]["result"] == "no decision (match limit)"
+
+
+SECRET = "ab" * 32  # the same keyed deals in both homes
+PAIRED = ["match", "first-legal", "random", "--game", "take-that", "--variant", "rounds=1"]
+PAIRED += ["--sprt", "-150,150", "--max-matches", "8", "--seed", "3", "--json"]
+
+
+def test_an_interrupted_match_says_how_to_resume_and_resumes_to_the_same_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31 item 20: Ctrl-C in `arena match` (here after its 3rd match, mid-pair)
+    prints the resume command; `tournament resume` ends as the uninterrupted run."""
+    from arena.tournament import runner as truns
+
+    env = {"ARENA_SECRET": SECRET}
+    whole = runner.invoke(app, ["--home", str(tmp_path / "a"), *PAIRED], env=env)
+    assert whole.exit_code == 0, whole.output
+    record = truns._record
+    calls = []
+
+    def cut_after_three(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        calls.append(1)
+        return record(*args, **kwargs)
+
+    monkeypatch.setattr(truns, "_record", cut_after_three)
+    home = ["--home", str(tmp_path / "b")]
+    cut = runner.invoke(app, [*home, *PAIRED], env=env)
+    assert cut.exit_code == 130, cut.output
+    assert "error: interrupted after 1 pairs (resume: arena tournament resume 1)" in cut.stderr
+    monkeypatch.setattr(truns, "_record", record)
+    resumed = runner.invoke(app, [*home, "tournament", "resume", "1", "--json"], env=env)
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout) == json.loads(whole.stdout)
+    shown = json.loads(runner.invoke(app, [*home, "tournament", "show", "1", "--json"]).stdout)
+    assert shown["status"] == "finished" and shown["played"] == 8
+    again = runner.invoke(app, [*home, "tournament", "resume", "1"], env=env)
+    assert again.exit_code == 2 and "is finished: nothing to resume" in again.stderr

@@ -10,6 +10,7 @@ arena.sprt). `compare` shows stored head-to-head records with 95 % error bars
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -20,6 +21,7 @@ from arena.cli.safe import text
 from arena.cli.tables import HEAD_TO_HEAD_DROP
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
+    from arena.models import Tournament
     from arena.sprt import Sprt
     from arena.store import Store
     from arena.tournament.paired import PairedState
@@ -46,15 +48,26 @@ def parse_bounds(value: str) -> tuple[float, float]:
     return elo0, elo1
 
 
-def make_test(sprt: str | None, alpha: float, beta: float, model: str) -> Sprt | None:
-    """The test the options ask for (None without --sprt); UserError for bad settings."""
+def make_test(
+    sprt: str | None, alpha: float | None, beta: float | None, model: str | None
+) -> Sprt | None:
+    """The test the options ask for (None without --sprt); UserError for bad settings,
+    and for the test's settings given without the test."""
     from arena.sprt import Sprt, SprtError
 
     if sprt is None:
+        given = [
+            f"--{n}"
+            for n, v in (("alpha", alpha), ("beta", beta), ("model", model))
+            if v is not None
+        ]
+        if given:
+            raise UserError(f"{', '.join(given)} set the SPRT: give --sprt ELO0,ELO1 with them")
         return None
     elo0, elo1 = parse_bounds(sprt)
     try:
-        return Sprt(elo0, elo1, alpha, beta, model)
+        alpha, beta = (0.05 if x is None else x for x in (alpha, beta))
+        return Sprt(elo0, elo1, alpha, beta, model or "normalized")
     except SprtError as error:
         raise UserError(str(error)) from None
 
@@ -118,11 +131,16 @@ def match(
             help="Test H0: A is ELO0 better than B, against H1: ELO1 (ELO0 < ELO1).",
         ),
     ] = None,
-    alpha: Annotated[float, typer.Option(help="Chance of accepting H1 when H0 holds.")] = 0.05,
-    beta: Annotated[float, typer.Option(help="Chance of accepting H0 when H1 holds.")] = 0.05,
+    alpha: Annotated[
+        float | None, typer.Option(help="Chance of accepting H1 when H0 holds [0.05].")
+    ] = None,
+    beta: Annotated[
+        float | None, typer.Option(help="Chance of accepting H0 when H1 holds [0.05].")
+    ] = None,
     model: Annotated[
-        str, typer.Option(help="normalized (fastchess's default, normalized Elo) or logistic.")
-    ] = "normalized",
+        str | None,
+        typer.Option(help="normalized (fastchess's default, normalized Elo) or logistic."),
+    ] = None,
     max_matches: Annotated[
         int | None,
         typer.Option(help="Stop after this many matches (default: 1000 with --sprt, else 100)."),
@@ -174,10 +192,57 @@ def match(
         if not quiet:
             err.print(text(progress_line(state, test, settings.max_pairs)), soft_wrap=True)
 
+    state = run_paired(lambda: paired.run(open_store(), home(), settings, report))
+    show_paired(game, state, test, chosen, as_json)
+
+
+def run_paired(start: Callable[[], PairedState]) -> PairedState:
+    """Run (or resume) a paired run: one line for what stops it, with how to resume."""
+    from arena.cli.errors import INTERRUPTED, fail
+    from arena.tournament import paired
+
     try:
-        state = paired.run(open_store(), home(), settings, report)
+        return start()
     except paired.PairedError as error:
         raise UserError(str(error)) from None
+    except paired.RunInterrupted as stopped:
+        hint = f"arena tournament resume {stopped.tournament_id}"
+        raise fail(
+            f"interrupted after {stopped.pairs} pairs (resume: {hint})", INTERRUPTED
+        ) from None
+
+
+def resume_paired(tournament_id: int, quiet: bool, as_json: bool) -> None:
+    """`arena tournament resume ID` of an `arena match` run: its test goes on where it stopped."""
+    from arena.tournament import paired
+
+    settings: list[paired.PairedSettings] = []
+
+    def report(state: PairedState) -> None:
+        if not quiet and settings:
+            line = progress_line(state, settings[0].test, settings[0].max_pairs)
+            err.print(text(line), soft_wrap=True)
+
+    def start() -> PairedState:
+        store = open_store()
+        settings.append(paired.settings_of(_tournament(store, tournament_id)))
+        return paired.resume(store, tournament_id, report)[1]
+
+    state = run_paired(start)
+    show_paired(settings[0].game, state, settings[0].test, settings[0].seed, as_json)
+
+
+def _tournament(store: Store, tournament_id: int) -> Tournament:
+    found = store.tournament(tournament_id)
+    if found is None:
+        raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
+    return found
+
+
+def show_paired(
+    game: str, state: PairedState, test: Sprt | None, chosen: int, as_json: bool
+) -> None:
+    """The result of a paired run: its record, then a line of its test."""
     result = summary(state, test, chosen)
     if as_json:
         echo_json(result)

@@ -244,6 +244,13 @@ def resume(
     if tournament is None:
         raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
     runner.check_rules(tournament)  # before the progress bar: a rules change stops it here
+    from arena.tournament.paired import SPRT_FORMAT
+
+    if tournament.format == SPRT_FORMAT:  # an `arena match` run: its test goes on
+        from arena.cli.match import resume_paired
+
+        resume_paired(tournament_id, quiet, as_json)
+        return
     stored = tournament.settings
     play(
         store,

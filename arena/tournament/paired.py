@@ -85,6 +85,14 @@ class PairedError(RuntimeError):
     """A run that cannot go on (one line)."""
 
 
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; `arena tournament resume ID` goes on with it."""
+
+    def __init__(self, tournament_id: int, pairs: int):
+        super().__init__(tournament_id, pairs)
+        self.tournament_id, self.pairs = tournament_id, pairs
+
+
 def _outcome(result: MatchResult, a_seat: int) -> str | None:
     """A's result in one match, "W", "D" or "L" by rank; None for a void match."""
     if result.status is MatchStatus.PLATFORM_ERROR:
@@ -157,9 +165,123 @@ def run(
     """Play pairs until the test decides or the limit is reached; the final state."""
     tournament, versions = create(store, home, settings)
     assert tournament.id is not None
+    state = PairedState(tournament.id, _labels(store, versions))
+    return _play(store, tournament, versions, settings, state, on_pair)
+
+
+def resume(
+    store: Store, tournament_id: int, on_pair: Callable[[PairedState], None] | None = None
+) -> tuple[PairedSettings, PairedState]:
+    """Go on with an interrupted run from its recorded pairs: the same pairs, counts and
+    test as an uninterrupted run (a pair cut in half plays its missing match)."""
+    tournament = store.tournament(tournament_id)
+    if tournament is None or tournament.format != SPRT_FORMAT:
+        raise PairedError(f"tournament {tournament_id} is not an `arena match` run")
+    if tournament.status == "finished":
+        raise PairedError(f"tournament {tournament_id} is finished: nothing to resume")
+    runner.check_rules(tournament)
+    settings = settings_of(tournament)
+    written = store.matches(tournament_id)
+    if not written:
+        raise PairedError(f"tournament {tournament_id} never wrote a pair: run `arena match` anew")
+    first = written[0].lineup  # pair 0, A in seat 0: (A's version, B's version)
+    versions = [first[0], first[1]]
+    state = PairedState(tournament_id, _labels(store, versions))
+    _replay_pairs(store, tournament, versions[0], settings, state)
+    if state.decision is not None or state.pairs + state.void_pairs >= settings.max_pairs:
+        store.set_tournament_status(tournament_id, "finished")
+        return settings, state
+    return settings, _play(store, tournament, versions, settings, state, on_pair)
+
+
+def settings_of(tournament: Tournament) -> PairedSettings:
+    """The settings a stored run was started with (`create` keeps them)."""
+    stored = tournament.settings
+    sprt = stored.get("sprt") or {}
+    test = (
+        Sprt(sprt["elo0"], sprt["elo1"], sprt["alpha"], sprt["beta"], sprt["model"])
+        if sprt
+        else None
+    )
+    a, b = stored["bots"]
+    return PairedSettings(
+        game=tournament.game,
+        a=a,
+        b=b,
+        test=test,
+        max_matches=stored["max_matches"],
+        seed=tournament.seed,
+        variant=dict(tournament.variant),
+        decision_timeout=stored["decision_timeout"],
+        startup_timeout=stored["startup_timeout"],
+        workers=stored["workers"],
+    )
+
+
+def _labels(store: Store, versions: list[int]) -> tuple[str, str]:
     names = store.version_names()
-    labels = tuple(f"{names[v][0]} v{names[v][1]}" for v in versions)
-    state = PairedState(tournament.id, (labels[0], labels[1]))
+    first, second = (f"{names[v][0]} v{names[v][1]}" for v in versions)
+    return first, second
+
+
+def _stored_outcomes(store: Store, tournament_id: int, a_version: int) -> dict[int, str | None]:
+    """A's result in each recorded match of the run, by match number (None: void)."""
+    seats: dict[int, dict[int, int | None]] = {}
+    status: dict[int, str | None] = {}
+    for match, seat in store.seat_rows(tournament_id=tournament_id):
+        seats.setdefault(match.number, {})[seat.bot_version_id] = seat.rank
+        status[match.number] = match.status
+    outcomes: dict[int, str | None] = {}
+    for number, ranks in seats.items():
+        mine = ranks.get(a_version)
+        theirs = next((r for v, r in ranks.items() if v != a_version), None)
+        if status[number] == MatchStatus.PLATFORM_ERROR or mine is None or theirs is None:
+            outcomes[number] = None
+        else:
+            outcomes[number] = "W" if mine < theirs else "D" if mine == theirs else "L"
+    return outcomes
+
+
+def _replay_pairs(
+    store: Store,
+    tournament: Tournament,
+    a_version: int,
+    settings: PairedSettings,
+    state: PairedState,
+) -> None:
+    """Count the run's complete recorded pairs into `state`, as the run counted them."""
+    assert tournament.id is not None
+    outcomes = _stored_outcomes(store, tournament.id, a_version)
+    index = 0
+    while 2 * index in outcomes and 2 * index + 1 in outcomes and state.decision is None:
+        _count(state, settings.test, outcomes[2 * index], outcomes[2 * index + 1])
+        index += 1
+
+
+def _count(state: PairedState, test: Sprt | None, first: str | None, second: str | None) -> bool:
+    """Count one played pair into `state`; False for a void pair (not counted)."""
+    if first is None or second is None:
+        state.void_pairs += 1
+        return False
+    state.pairs += 1
+    state.tally.add_pair(first, second)
+    if test is not None:
+        state.llr = test.llr(state.tally.pentanomial)
+        state.decision = test.decision(state.llr)
+    return True
+
+
+def _play(
+    store: Store,
+    tournament: Tournament,
+    versions: list[int],
+    settings: PairedSettings,
+    state: PairedState,
+    on_pair: Callable[[PairedState], None] | None,
+) -> PairedState:
+    """Play pairs from `state` on until the test decides or the limit is reached."""
+    assert tournament.id is not None
+    names = store.version_names()
     refs: dict[int, BotRef] = {
         v.id or 0: registry.bot_ref(v, names[v.id or 0][0]) for v in store.versions(ids=versions)
     }
@@ -185,41 +307,41 @@ def run(
                 for k, seats in enumerate(rotations((versions[0], versions[1])))
             ]
             numbers = [m.number for m in matches]  # the objects expire once stored
+            known = {m.number: m for m in store.matches(tournament.id)}  # a resumed half pair
             with shielded():
-                store.add_matches(tournament.id, matches)
-            written = {m.number: m for m in store.matches(tournament.id, recorded=False)}
+                store.add_matches(tournament.id, [m for m in matches if m.number not in known])
+            written = {m.number: m for m in store.matches(tournament.id)}
             pair = [written[n] for n in numbers]
-            futures = [executor.submit(runner._spec(tournament, m, refs, secret)) for m in pair]
-            results = [f.result() for f in futures]
-            outcomes = []
-            for match, result in zip(pair, results, strict=True):
+            todo = [m for m in pair if not m.recorded]
+            futures = [executor.submit(runner._spec(tournament, m, refs, secret)) for m in todo]
+            outcomes: dict[int, str | None] = {}
+            for match, future in zip(todo, futures, strict=True):
+                result = future.result()
                 with shielded():
                     runner._record(store, settings.game, match, result, set())
-                outcomes.append(_outcome(result, match.lineup.index(versions[0])))
+                outcomes[match.number] = _outcome(result, match.lineup.index(versions[0]))
             if ctrl_c.is_set():  # noted during a commit
                 raise KeyboardInterrupt
-            first, second = outcomes
-            if first is None or second is None:
-                state.void_pairs += 1
+            if len(todo) < len(pair):  # half of the pair was recorded before a resume
+                outcomes = {**_stored_outcomes(store, tournament.id, versions[0]), **outcomes}
+            first, second = (outcomes.get(n) for n in numbers)
+            if not _count(state, test, first, second):
                 void_in_a_row += 1
                 if void_in_a_row >= VOID_LIMIT:
-                    errors = "; ".join(r.error for r in results if r.error)
+                    errors = "; ".join(m.error or "" for m in store.matches(tournament.id)[-2:])
                     raise PairedError(f"{VOID_LIMIT} pairs in a row were void: {errors}")
                 continue
             void_in_a_row = 0
-            state.pairs += 1
-            state.tally.add_pair(first, second)
-            if test is not None:
-                state.llr = test.llr(state.tally.pentanomial)
-                state.decision = test.decision(state.llr)
             if on_pair is not None:
                 on_pair(state)
             if state.decision is not None:
                 break
         stopped = False
-    except BaseException:  # Ctrl-C, a void streak, a database error: the run is cut off
+    except BaseException as error:  # Ctrl-C, a void streak, a database error: cut off
         with contextlib.suppress(StoreError):
             store.set_tournament_status(tournament.id, "interrupted")
+        if isinstance(error, KeyboardInterrupt) and not isinstance(error, RunInterrupted):
+            raise RunInterrupted(tournament.id, state.pairs) from None
         raise
     finally:
         restore_handler()
