@@ -633,7 +633,7 @@ def _start(
         binds += ["--ro-bind", str(games.root), pythonpath.MOUNT]
         group = cgroup.create(limits) if use_cgroup else None
         status_r, status_w = os.pipe()
-        filter_fd = _memory_file(seccomp.program()) if filtered else -1
+        filter_fd = _memory_file(seccomp.program(build=writable)) if filtered else -1
         chosen = bw.options(
             source,
             limits,
