@@ -244,6 +244,11 @@ def resume(
     if tournament is None:
         raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
     runner.check_rules(tournament)  # before the progress bar: a rules change stops it here
+    done, total = runner.counts(store, tournament_id)
+    if tournament.status == "finished" and done == total:  # no bar of "0.0 matches/s"
+        err.print(f"tournament {tournament_id} is finished: nothing to resume")
+        show_summary(store, tournament_id, as_json)
+        return
     from arena.tournament.paired import SPRT_FORMAT
 
     if tournament.format == SPRT_FORMAT:  # an `arena match` run: its test goes on

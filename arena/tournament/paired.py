@@ -177,8 +177,6 @@ def resume(
     tournament = store.tournament(tournament_id)
     if tournament is None or tournament.format != SPRT_FORMAT:
         raise PairedError(f"tournament {tournament_id} is not an `arena match` run")
-    if tournament.status == "finished":
-        raise PairedError(f"tournament {tournament_id} is finished: nothing to resume")
     runner.check_rules(tournament)
     settings = settings_of(tournament)
     written = store.matches(tournament_id)
