@@ -116,8 +116,19 @@ def command_line(bwrap: str, argv: list[str], args_fd: int) -> list[str]:
     return [
         bwrap,
         *["--args", str(args_fd), "--"],
-        *["/bin/sh", "-c", f"printf '{marker}' >&2 && exec \"$@\"", "arena-bot", *argv],
+        *["/bin/sh", "-c", f"printf '{marker}' >&2 && {FIND_PROGRAM} && exec \"$@\"", "arena"],
+        *argv,
     ]
+
+
+#: Before the exec: a program that is missing or not executable is said in plain words
+#: (the shell's own message would be `arena-bot: 1: exec: cargo: not found`).
+FIND_PROGRAM = (
+    '{ command -v -- "$1" >/dev/null || {'
+    ' printf \'arena: no program %s in the sandbox (PATH=%s)\\n\' "$1" "$PATH" >&2; exit 127; }; }'
+    ' && { case $1 in */*) [ -x "$1" ] && [ -f "$1" ]'
+    " || { printf 'arena: %s is not an executable file\\n' \"$1\" >&2; exit 126; };; esac; }"
+)
 
 
 def inside(argv: list[str], folder: Path) -> list[str]:
