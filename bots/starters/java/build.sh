@@ -1,7 +1,9 @@
 #!/bin/sh
-# The build step of this bot (bot.toml: build = ["sh", "build.sh"]). arena runs it in
-# the bot's folder when ./bot does not exist yet: when you submit the bot, and before
-# `arena play` or `arena bot check` use the folder.
+# The build step of this bot (bot.toml: build = ["sh", "build.sh"]). arena runs it on a
+# copy of the bot's folder whenever that copy has not been built for its code yet (its
+# build stamp, kept beside the folder, says; whether ./bot exists does not matter): when
+# you submit the bot, on each worker, and before `arena play` or `arena bot check` use
+# the folder after its code changed (protocol/PROTOCOL.md, "build").
 set -e
 
 # 1. Compile Bot.java into classes/ (Bot.class and Json.class).
