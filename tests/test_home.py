@@ -134,12 +134,12 @@ def test_a_home_is_private_to_its_account_whatever_the_umask(reachable: Path, um
             everything = [home, *home.rglob("*")]
             names = {p.name for p in everything}
             assert {"arena.db", "arena.db-wal", "arena.db-shm"} <= names
+            assert readable_by_nobody(everything) == []
             for path in everything:
                 mode = stat.S_IMODE(path.lstat().st_mode)
                 assert path.lstat().st_uid == os.geteuid(), path
                 if path == home or path.parent in (home, home / "bots"):
                     assert mode & 0o077 == 0, f"{path} is {mode:o}"
-            assert readable_by_nobody(everything) == []
         finally:
             store.close()
     finally:
