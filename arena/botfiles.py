@@ -21,7 +21,11 @@ once, through file descriptors, never by path:
   refused before it fills memory or the disk.
 
 Caches (`__pycache__`, `.git`, `*.pyc`) are skipped unread: they are never part
-of a bot's identity.
+of a bot's identity. So is what the folder's `.arenaignore` names (gitignore syntax,
+`IgnoreFile`) when the folder is read as a submission (`honour_ignore`): a local
+build's output (`target/`), data kept beside the code. `.gitignore` is not read: it
+often names what a bot needs to run (a binary committed for a bot without a build, a
+generated table), and git merges it with ignore files outside the folder.
 """
 
 from __future__ import annotations
@@ -35,11 +39,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+import pathspec
+
 #: Never part of a bot's identity: caches and version control.
 IGNORED_DIRS = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache"})
 IGNORED_SUFFIXES = (".pyc", ".pyo")
 #: The manifest's size bound: it is parsed before anything else is known.
 MANIFEST_MAX_BYTES = 64 * 1024
+#: The ignore file of a bot folder (top level only), and what it can never leave out.
+IGNORE_FILE = ".arenaignore"
+NEVER_IGNORED = frozenset({("bot.toml",), (IGNORE_FILE,)})
 _MAX_LINK_HOPS = 40
 
 
@@ -90,6 +99,42 @@ class BotFile:
         return "/".join(self.parts)
 
 
+class IgnoreFile:
+    """The patterns of a folder's `.arenaignore`, in gitignore syntax (`pathspec`).
+
+    A folder it names is skipped whole, unread (a file in it cannot be taken back with
+    `!`, as in git); bot.toml and .arenaignore itself are always read.
+    """
+
+    def __init__(self, data: bytes, where: Path):
+        """Parse `data`, the file's bytes; BotFolderError (one line) for bad ones."""
+        try:
+            lines = data.decode("utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise BotFolderError(f"{where}: not UTF-8 text") from None
+        try:
+            self.spec = pathspec.GitIgnoreSpec.from_lines(lines)
+        except (ValueError, TypeError) as error:  # GitIgnorePatternError is a ValueError
+            raise BotFolderError(f"{where}: {error}") from None
+
+    def ignores(self, parts: tuple[str, ...], is_folder: bool = False) -> bool:
+        """True when the file (or folder) at `parts` is left out of the bot."""
+        if parts in NEVER_IGNORED:
+            return False
+        return self.spec.match_file("/".join(parts) + ("/" if is_folder else ""))
+
+    def leaves_out(self, parts: tuple[str, ...]) -> bool:
+        """True when the file at `parts` is ignored, itself or by a folder it is in."""
+        folders = (parts[:depth] for depth in range(1, len(parts)))
+        return self.ignores(parts) or any(self.ignores(f, is_folder=True) for f in folders)
+
+    @classmethod
+    def of(cls, files: dict[tuple[str, ...], BotFile], folder: Path) -> IgnoreFile | None:
+        """The ignore file among `files` as read, None when there is none."""
+        found = files.get((IGNORE_FILE,))
+        return None if found is None else cls(found.data, folder / IGNORE_FILE)
+
+
 @dataclass
 class _Reading:
     """What a walk has found so far, and what it may still take."""
@@ -102,6 +147,11 @@ class _Reading:
     total: int = 0
     #: Files left unread (what a build added: not the bot's code).
     skip: frozenset[tuple[str, ...]] = frozenset()
+    #: What the folder's .arenaignore leaves out, unread and uncounted.
+    ignore: IgnoreFile | None = None
+
+    def ignored(self, parts: tuple[str, ...], is_folder: bool) -> bool:
+        return self.ignore is not None and self.ignore.ignores(parts, is_folder)
 
     def count(self, parts: tuple[str, ...], size: int = 0) -> None:
         """Charge one entry of `size` bytes; BotFolderError past a limit."""
@@ -186,16 +236,25 @@ def _open_regular(dir_fd: int, name: str) -> tuple[int, os.stat_result]:
 def read_manifest_bytes(folder: Path) -> bytes:
     """The bytes of `folder/bot.toml`, which must be a regular file (never a link)."""
     with _descriptor(_open_folder(folder)) as dir_fd:
-        try:
-            fd, _info = _open_regular(dir_fd, "bot.toml")
-        except FileNotFoundError:
-            raise BotFolderError(f"{folder} has no bot.toml manifest") from None
-        except OSError:
-            raise BotFolderError(f"{folder / 'bot.toml'}: not a regular file") from None
-        with _descriptor(fd):
-            data = _read_fd(fd, MANIFEST_MAX_BYTES)
+        data = _read_small(dir_fd, folder, "bot.toml")
+    if data is None:
+        raise BotFolderError(f"{folder} has no bot.toml manifest")
+    return data
+
+
+def _read_small(dir_fd: int, folder: Path, name: str) -> bytes | None:
+    """The bytes of the small top-level file `name` (a regular file, never a link, at
+    most MANIFEST_MAX_BYTES), None when there is none; BotFolderError otherwise."""
+    try:
+        fd, _info = _open_regular(dir_fd, name)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        raise BotFolderError(f"{folder / name}: not a regular file") from None
+    with _descriptor(fd):
+        data = _read_fd(fd, MANIFEST_MAX_BYTES)
     if len(data) > MANIFEST_MAX_BYTES:
-        raise BotFolderError(f"{folder / 'bot.toml'}: larger than {MANIFEST_MAX_BYTES} bytes")
+        raise BotFolderError(f"{folder / name}: larger than {MANIFEST_MAX_BYTES} bytes")
     return data
 
 
@@ -219,6 +278,8 @@ def _walk(reading: _Reading, dir_fd: int, prefix: tuple[str, ...]) -> None:
         if problem:
             raise reading.error(prefix, problem)
         info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        if reading.ignored(parts, stat.S_ISDIR(info.st_mode)):
+            continue
         if stat.S_ISDIR(info.st_mode):
             if name in IGNORED_DIRS:
                 continue
@@ -269,16 +330,21 @@ def read_folder(
     folder: Path,
     limits: Limits = LIMITS,
     skip: frozenset[tuple[str, ...]] = frozenset(),
+    honour_ignore: bool = False,
 ) -> dict[tuple[str, ...], BotFile]:
     """Every file of the folder by path parts, read once; links inside it stored as copies
     (each charged to the size limit as a copy).
 
-    The files at `skip` (what a build added) are left unread and uncounted.
+    The files at `skip` (what a build added) are left unread and uncounted, and with
+    `honour_ignore` (a submission's reading) what the folder's .arenaignore names.
     Raises BotFolderError naming the path of a link out of the folder, a link to a
-    folder, a special file, or the entry that passes a limit.
+    folder, a special file, a bad .arenaignore, or the entry that passes a limit.
     """
     reading = _Reading(folder, limits, {}, {}, set(), skip=skip)
     with _descriptor(_open_folder(folder)) as dir_fd:
+        if honour_ignore:
+            data = _read_small(dir_fd, folder, IGNORE_FILE)
+            reading.ignore = None if data is None else IgnoreFile(data, folder / IGNORE_FILE)
         try:
             _walk(reading, dir_fd, ())
         except OSError as error:  # vanished while read, or unreadable

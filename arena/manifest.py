@@ -214,13 +214,18 @@ def build_outputs(folder: Path) -> frozenset[tuple[str, ...]]:
 def source_files(
     manifest: Manifest, files: dict[tuple[str, ...], BotFile] | None = None
 ) -> dict[tuple[str, ...], BotFile]:
-    """The bot's own files (`files`, or its folder read once): what its build made left out.
+    """The bot's own files (`files`, or its folder read once): what its build made and
+    what its .arenaignore names left out.
 
     That is what the last build added (its stamp), and the command's program for a
     folder built before stamps existed (the program a build makes, `./bot`).
     """
     built = build_outputs(manifest.folder)
-    files = read_folder(manifest.folder, skip=built) if files is None else files
+    if files is None:
+        files = read_folder(manifest.folder, skip=built, honour_ignore=True)
+    ignore = botfiles.IgnoreFile.of(files, manifest.folder)
+    for parts in [p for p in files if ignore is not None and ignore.leaves_out(p)]:
+        del files[parts]
     for made in built:
         files.pop(made, None)
     if manifest.build:

@@ -62,10 +62,11 @@ def snapshot(folder: str | Path) -> Snapshot:
     """Read a bot folder once (see `arena.botfiles`); BotFolderError for anything unsafe.
 
     The manifest is parsed from the same bytes that are stored; what its build
-    step made is left out (`arena.manifest.source_files`).
+    step made and what its .arenaignore names are left out, unread
+    (`arena.manifest.source_files`).
     """
     folder = Path(folder).resolve()
-    files = botfiles.read_folder(folder, skip=build_outputs(folder))  # bounded: not read
+    files = botfiles.read_folder(folder, skip=build_outputs(folder), honour_ignore=True)
     toml = files.get(("bot.toml",))
     if toml is None:
         raise BotFolderError(f"{folder} has no bot.toml manifest")
