@@ -1,10 +1,10 @@
 """The starter kits in bots/starters (issue 14, item 3) play every game legally.
 
-Each kit (Python, JavaScript, C, Java) is registered in a temporary arena home as a
+Each kit (Python, JavaScript, C, Java, Rust, Go) is registered in a temporary arena home as a
 submission stores it (read once, hashed, stored, built by its build step in the
 sandbox), then its stored copy plays seeded matches of every game at two player counts
 against the bundled bot `random` (.ci/run also runs `arena bot check` on every kit).
-All four kits implement one policy with the same tie-breaks: every decision a kit made
+All the kits implement one policy with the same tie-breaks: every decision a kit made
 must be the one the Python kit's `choose` gives in the same position.
 
 Cheap by design: every kit is built and registered once per session, and one process
@@ -29,19 +29,22 @@ from arena import registry, replay, seeds
 from arena.manifest import BUNDLED_BOTS, find_bot, prepare
 from arena.match import BotRef, MatchResult, MatchSpec, MatchStatus, SeatStatus, run_match
 from arena.players.pool import BotPool
+from arena.sandbox.bwrap import SANDBOX_PATH
 from arena.store import Store, default_url
 
 STARTERS = BUNDLED_BOTS / "starters"
-KITS = ("python", "javascript", "c", "java")
+KITS = ("python", "javascript", "c", "java", "rust", "go")
 #: The programs each kit needs from the system (its build step's and its command's).
 TOOLS = {
     "python": ("python3",),
     "javascript": ("node",),
     "c": ("gcc",),
     "java": ("javac", "java"),
+    "rust": ("cargo",),
+    "go": ("go",),
 }
 #: What the build leaves in a kit's folder: not part of the kit.
-BUILT = ("bot", "classes")
+BUILT = ("bot", "classes", "target")
 GAMES = ("take-that", "leylo", "twirkle", "krumme10")
 #: The short form of each game where it has one.
 VARIANTS: dict[str, dict[str, Any]] = {"take-that": {"rounds": 1}}
@@ -49,7 +52,9 @@ PLAYERS = (2, 3)
 
 
 def missing_tools(kit: str) -> list[str]:
-    return [tool for tool in TOOLS[kit] if shutil.which(tool) is None]
+    """The kit's programs that a build or a bot cannot find: the sandbox's PATH is not
+    the user's (a rustup cargo in ~/.cargo is not on it)."""
+    return [tool for tool in TOOLS[kit] if shutil.which(tool, path=SANDBOX_PATH) is None]
 
 
 def copy_kit(kit: str, target: Path) -> Path:
@@ -136,7 +141,7 @@ def python_kit_policy() -> Any:
 def policy_mismatches(recorded: dict[str, Any], seat: int) -> list[str]:
     """The decisions of `seat` in a replay that the Python kit would have made otherwise.
 
-    The four kits are one policy in four languages, so replaying a match through the
+    The kits are one policy in six languages, so replaying a match through the
     referee and asking the Python kit at each of the seat's decisions must give back
     every decision the kit made: a kit that reads a message differently shows up here.
     """
