@@ -156,7 +156,7 @@ def test_a_build_at_the_limits_registers_and_plays_a_tournament(tmp_path: Path) 
     assert botfiles.count_entries(stored_folder) == botfiles.LIMITS.entries
     bots = "atlimits,random"
     ran = arena_cli(
-        home, "tournament", "run", "--game", "take-that", "--bots", bots, "--rounds", "1"
+        home, "tournament", "run", "--game", "take-that", "--bots", bots, "--deals", "1"
     )
     assert ran.exit_code == 0, ran.output
     store = Store(default_url(home))

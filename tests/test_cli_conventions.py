@@ -4,6 +4,7 @@ with exit status 2, flags are shown as flags, and a closed pipe ends quietly wit
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -91,3 +92,27 @@ def test_output_closed_early_ends_quietly_with_141(tmp_path: Path, replay_file: 
     assert full.returncode == 0 and len(full.stdout) > 4096 + 100, full.stderr.decode()[-500:]
     code, err = arena_into_small_pipe(command, env)
     assert (code, err.decode()) == (CLOSED_PIPE, "")
+
+
+def test_v_logs_arenas_own_events_and_vv_every_protocol_line_as_sent(tmp_path: Path) -> None:
+    """Issue 31 item 9: -v was 17 lines of Alembic INFO; -vv's lines were wrapped."""
+    env = {**os.environ, "ARENA_HOME": str(tmp_path / "home"), "COLUMNS": "60"}
+    command = ["tournament", "run", "--game", "take-that", "--bots", "random,first-legal"]
+    ran = subprocess.run(
+        [*ARENA, "-v", *command, "--deals", "1", "-q"], capture_output=True, env=env, timeout=120
+    )
+    assert ran.returncode == 0, ran.stderr.decode()
+    logged = ran.stderr.decode().splitlines()
+    assert not [line for line in logged if "alembic" in line or "sqlalchemy" in line]
+    assert any(line.startswith("arena.tournament: 1/2 t1-m0 ") for line in logged), logged
+    played = subprocess.run(
+        [*ARENA, "-vv", "play", "take-that", "random", "first-legal", "--seed", "1"],
+        capture_output=True,
+        env=env,
+        timeout=120,
+    )
+    lines = [line for line in played.stderr.decode().splitlines() if " << " in line]
+    assert len(lines) > 20  # start, every decide, end: far wider than 60 columns
+    for line in lines:
+        sent = line.split(" << ", 1)[1]
+        assert json.loads(sent)["type"] in {"start", "decide", "end", "quit"}

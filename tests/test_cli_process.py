@@ -94,7 +94,7 @@ def test_arena_runs_when_the_default_start_method_is_not_fork(tmp_path: Path) ->
     )
     command = ["tournament", "run", "--game", "take-that", "--bots", "random,first-legal"]
     done = subprocess.run(
-        [sys.executable, "-c", script, "-v", *command, "--rounds", "1", "--workers", "2", "--json"],
+        [sys.executable, "-c", script, "-v", *command, "--deals", "1", "--workers", "2", "--json"],
         capture_output=True,
         env=env_for(tmp_path),
         timeout=300,
@@ -114,7 +114,7 @@ def wait_for(condition: Callable[[], bool], seconds: float = 120) -> None:
 def test_ctrl_c_stops_a_tournament_marks_it_interrupted_and_resume_finishes(
     tmp_path: Path,
 ) -> None:
-    command = ["tournament", "run", "--game", "take-that", "--rounds", "6", "--workers", "2"]
+    command = ["tournament", "run", "--game", "take-that", "--deals", "6", "--workers", "2"]
     command += ["--bots", "random,first-legal,take-that-heuristic", "--fresh-processes"]
     process = subprocess.Popen(
         ARENA + command,
@@ -166,7 +166,7 @@ def test_no_fork_warning_escapes_a_tournament_with_workers(tmp_path: Path) -> No
             "-m",
             "arena",
             *command,
-            "--rounds",
+            "--deals",
             "1",
             "--workers",
             "2",

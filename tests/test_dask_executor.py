@@ -400,7 +400,7 @@ def test_the_command_line_runs_on_the_cluster_and_refuses_a_bad_executor(
     shutil.copy(home / "template.db", tmp_path / "arena.db")
     address = "dask://" + client.scheduler.address.removeprefix("tcp://")
     args = ["--home", str(tmp_path), "tournament", "run", "--game", "take-that"]
-    args += ["--bots", ",".join(BOTS), "--rounds", "1", "--variant", "rounds=1", "--quiet"]
+    args += ["--bots", ",".join(BOTS), "--deals", "1", "--variant", "rounds=1", "--quiet"]
     done = CliRunner().invoke(app, [*args, "--executor", address, "--json"])
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout.splitlines()[-1])["played"] == 2

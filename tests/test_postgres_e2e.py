@@ -43,7 +43,8 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 def arena(home: Path, url: str, *args: str, **options: Any) -> subprocess.CompletedProcess[str]:
     """Run `python -m arena ARGS` with this home and database."""
-    env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DB": url}
+    # Wide enough for every cell whole: what a table cuts at 80 columns is tests/test_tables.py's.
+    env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DB": url, "COLUMNS": "200"}
     return subprocess.run(
         [sys.executable, "-m", "arena", *args],
         env=env,
@@ -68,7 +69,7 @@ def run_args(rounds: int, seed: int) -> list[str]:
         "take-that",
         "--bots",
         f"random,first-legal,{POLITE}",
-        "--rounds",
+        "--deals",
         str(rounds),
         "--seed",
         str(seed),
@@ -132,7 +133,7 @@ def test_issue_12_demo(tmp_path: Path, url: str) -> None:
     The search bot's own round robin is left out here (it is the same tournament code,
     and tests/test_ismcts.py plays that bot through the runner).
     """
-    demo = arena(tmp_path, url, "demo", "--rounds", "1", "--search-rounds", "0", "--workers", "2")
+    demo = arena(tmp_path, url, "demo", "--deals", "1", "--search-deals", "0", "--workers", "2")
     assert demo.returncode == 0, demo.stderr
     store = Store(url)
     played = {t.game: store.match_counts(t.id or 0) for t in store.tournaments()}
@@ -257,7 +258,7 @@ def test_issue_30_a_bot_writing_nul_later_neither_stops_nor_loses_a_match(
         tmp_path,
         url,
         *["tournament", "run", "--game", "take-that", "--bots", "first-legal,nul_later"],
-        *["--rounds", "3", "--seed", "4", "--workers", "1", "--quiet"],
+        *["--deals", "3", "--seed", "4", "--workers", "1", "--quiet"],
     )
     assert played.returncode == 0, played.stderr
     [tournament] = store.tournaments()

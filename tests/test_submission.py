@@ -287,7 +287,7 @@ def test_play_and_tournament_refuse_a_folder_with_a_link_out(home: Path) -> None
     assert_one_line_error(played, str(LINK_OUT / "environ"))
     assert "seat" not in played.stdout
     bots = f"{LINK_OUT},random"
-    ran = arena(home, "tournament", "run", "--game", "take-that", "--bots", bots, "--rounds", "1")
+    ran = arena(home, "tournament", "run", "--game", "take-that", "--bots", bots, "--deals", "1")
     assert_one_line_error(ran, str(LINK_OUT / "environ"))
     assert stored(home) == []
 

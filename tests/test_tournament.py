@@ -224,7 +224,7 @@ def test_resume_after_kill_9_plays_every_match_exactly_once(tmp_path: Path) -> N
         "take-that",
         "--bots",
         f"random,first-legal,{POLITE}",
-        "--rounds",
+        "--deals",
         "12",
         "--seed",
         "5",

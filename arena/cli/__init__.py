@@ -9,7 +9,6 @@ from typing import Annotated
 
 import multiprocessing_logging
 import typer
-from rich.console import Console
 
 from arena.cli import (
     bot,
@@ -27,7 +26,7 @@ from arena.cli import (
 from arena.cli import match as match_cli
 from arena.cli.common import SETTINGS, fit_output
 from arena.cli.group import ArenaGroup
-from arena.cli.safe import SafeRichHandler
+from arena.cli.safe import LineHandler
 
 app = typer.Typer(
     name="arena",
@@ -43,7 +42,13 @@ app = typer.Typer(
 @app.callback()
 def setup(
     verbose: Annotated[
-        int, typer.Option("--verbose", "-v", count=True, help="-v: info, -vv: every protocol line")
+        int,
+        typer.Option(
+            "--verbose",
+            "-v",
+            count=True,
+            help="-v: arena's events, -vv: every protocol line, -vvv: libraries' logs too",
+        ),
     ] = 0,
     home: Annotated[
         Path | None,
@@ -57,11 +62,13 @@ def setup(
     """Run bots written in any language against each other at card games."""
     SETTINGS.home, SETTINGS.db = home, db
     fit_output()
+    # -v: arena's own events; -vv: every protocol line too; -vvv: the libraries' logs
+    # (Alembic, SQLAlchemy, Dask) as well, which at -v would bury arena's in theirs.
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
-    # Logs go to stderr: stdout carries only data (tables, --json).
-    handler = SafeRichHandler(show_path=False, markup=False, console=Console(stderr=True))
-    handler.setFormatter(logging.Formatter("%(name)s: %(message)s"))
-    logging.getLogger().setLevel(level)
+    logging.getLogger("arena").setLevel(level)
+    logging.getLogger().setLevel(logging.DEBUG if verbose >= 3 else logging.WARNING)
+    # Logs go to stderr, one record a line: stdout carries only data (tables, --json).
+    handler = LineHandler()
     # Worker processes log through a queue to this process, which alone writes the
     # lines: one place, no interleaved half-lines from parallel matches. The local pool
     # forks its workers explicitly (arena.tournament.executors), so this works whatever

@@ -13,9 +13,8 @@ keeps the exact text; `json_text` only writes the same characters as JSON escape
 from __future__ import annotations
 
 import logging
+import sys
 
-from rich.console import ConsoleRenderable
-from rich.logging import RichHandler
 from rich.text import Text
 
 from arena.controls import CODES, json_escape
@@ -53,18 +52,26 @@ def json_text(document: str) -> str:
     return document.translate(_JSON)
 
 
-class SafeRichHandler(RichHandler):
-    """RichHandler that shows control characters in log messages as escapes.
+class LineHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Log records to stderr one per line, `logger: message`, nothing wrapped or added.
 
-    Log lines carry bot text (protocol lines at -vv, forfeit details at -v).
-    Newlines stay, so that a logged traceback keeps its lines; bot lines are split
-    at newlines before they are logged.
+    A protocol line at -vv is the message exactly as it went over the pipe, so it can be
+    copied and sent to a bot by hand; its control characters (none in arena's own JSON)
+    are written as escapes, so a record is always one line. A traceback keeps its lines.
     """
 
-    def render_message(self, record: logging.LogRecord, message: str) -> ConsoleRenderable:
-        """Render the message with markup off and control characters visible."""
-        record.markup = False
-        return super().render_message(record, visible(message, block=True))
+    def __init__(self) -> None:
+        super().__init__()  # sys.stderr, looked up at each record (captured in tests)
+
+    def format(self, record: logging.LogRecord) -> str:
+        """`logger: message`, a warning or worse said so (`arena.sandbox: warning: ...`)."""
+        message = visible(record.getMessage())
+        if record.levelno >= logging.WARNING:
+            message = f"{record.levelname.lower()}: {message}"
+        if record.exc_info:
+            shown = logging.Formatter().formatException(record.exc_info)
+            message += "\n" + visible(shown, block=True)
+        return f"{record.name}: {message}"
 
     def emit(self, record: logging.LogRecord) -> None:
         """Write the record; once the stream is closed (`arena -vv ... | head`), drop records.
@@ -75,8 +82,13 @@ class SafeRichHandler(RichHandler):
         if self._closed_stream:
             return
         try:
+            self.stream = sys.stderr
             super().emit(record)
         except OSError:
             self._closed_stream = True
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """A closed stderr while writing: stop writing rather than print a traceback."""
+        self._closed_stream = True
 
     _closed_stream = False

@@ -251,7 +251,7 @@ class BotProcess:
         """
         data = self.last_sent = _dumps(message, option=_NEWLINE)
         if self._debug:
-            LOG.debug("%s << %s", self.name, data[:2000].decode("utf-8", "replace").rstrip())
+            LOG.debug("%s << %s", self.name, data[:-1].decode("utf-8", "replace"))
         try:
             written = os.write(self._in, data)
         except BlockingIOError:
@@ -280,8 +280,9 @@ class BotProcess:
                     ):
                         self.last_line = chunk[:-1]
                         if self._debug:
-                            shown = chunk[:2000].decode("utf-8", "replace").rstrip()
-                            LOG.debug("%s >> %s", self.name, shown)
+                            LOG.debug(
+                                "%s >> %s", self.name, self.last_line.decode("utf-8", "replace")
+                            )
                         return reply["decision"]
                 except (ValueError, KeyError, TypeError):  # not JSON, or not a plain decision
                     pass
@@ -315,7 +316,7 @@ class BotProcess:
         """Write one message; a bot that does not read cannot block us past `deadline`."""
         data = self.last_sent = protocol.encode(message)
         if self._debug:
-            LOG.debug("%s << %s", self.name, data[:2000].decode("utf-8", "replace").rstrip())
+            LOG.debug("%s << %s", self.name, data[:-1].decode("utf-8", "replace"))
         self._write_all(memoryview(data), deadline)
 
     def _write_all(self, view: memoryview, deadline: float) -> None:
@@ -379,7 +380,7 @@ class BotProcess:
         line = self.last_line = bytes(buffer[:end])
         del buffer[: end + 1]
         if self._debug:
-            LOG.debug("%s >> %s", self.name, line[:2000].decode("utf-8", "replace"))
+            LOG.debug("%s >> %s", self.name, line.decode("utf-8", "replace"))
         return line
 
     def _read_some(self, deadline: float) -> None:

@@ -273,6 +273,16 @@ def run(
     else:
         pool = executor
     store.set_tournament_status(tournament_id, "running")
+    where = executor if isinstance(executor, str) else type(executor).__name__
+    LOG.info(
+        "tournament %d (%s): %d of %d matches to play, %s, %d worker(s)",
+        tournament_id,
+        tournament.game,
+        len(pending),
+        total,
+        where,
+        workers,
+    )
     stopped = True  # until the loop ends normally: then idle workers may finish politely
     ctrl_c, shielded, restore_handler = _note_ctrl_c()
     try:
@@ -295,6 +305,8 @@ def run(
             batch.clear()
             if ctrl_c.is_set():  # noted during the commit, or its KeyboardInterrupt was lost
                 raise KeyboardInterrupt
+            for number, was, outcome, _newly in played:
+                LOG.info("%d/%d %s", number, total, _told(tournament_id, was, outcome))
             if on_progress is not None:  # recorded now: tell of them
                 for number, was, outcome, newly in played:
                     labels = [f"{names[v][0]} v{names[v][1]}" for v in newly]
@@ -312,6 +324,19 @@ def run(
         if owned:
             pool.shutdown(now=stopped)
     store.set_tournament_status(tournament_id, "finished")
+    LOG.info("tournament %d finished", tournament_id)
+
+
+def _told(tournament_id: int, match: Match, result: MatchResult | None) -> str:
+    """One recorded match in a log line: its label, status, seats with scores and ranks."""
+    label = f"t{tournament_id}-m{match.number}"
+    if result is None:
+        return f"{label} skipped (a bot is suspended)"
+    seats = ", ".join(
+        f"{s.bot} {'' if s.score is None else f'{s.score:g} '}(rank {s.rank}, {s.status})"
+        for s in result.seats
+    )
+    return f"{label} {result.status}: {seats} in {result.seconds:.2f} s"
 
 
 def _note_ctrl_c() -> tuple[
