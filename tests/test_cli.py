@@ -308,3 +308,12 @@ def test_play_takes_registered_bots_by_name(tmp_path: Path) -> None:
     assert other.exit_code == 2 and "does not play leylo" in other.output
     unknown = runner.invoke(app, [*home, "play", "take-that", "nobody", "random"])
     assert unknown.exit_code == 2 and "no registered or bundled bot 'nobody'" in unknown.output
+
+
+def test_a_database_in_a_missing_folder_is_refused_and_nothing_made(tmp_path: Path) -> None:
+    """Issue 31 item 10: `--db sqlite:////nonexistent/dir/a.db` made /nonexistent/dir."""
+    url = f"sqlite:///{tmp_path / 'nowhere' / 'dir' / 'a.db'}"
+    result = runner.invoke(app, ["--home", str(tmp_path / "home"), "--db", url, "bot", "list"])
+    assert result.exit_code == 2, result.output
+    assert f"there is no folder {tmp_path / 'nowhere' / 'dir'}" in result.output
+    assert not (tmp_path / "nowhere").exists()
