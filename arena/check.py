@@ -479,12 +479,14 @@ def details(report: CheckReport) -> str:
     return "\n".join(lines)
 
 
-def submission_check(manifest: Manifest) -> None:
+def submission_check(manifest: Manifest, games: list[str] | None = None) -> None:
     """The check `arena bot submit` runs on the stored copy; BotFolderError if it fails.
 
-    The error's first line says what failed; its details hold the bot's offending
-    line, the request it was answering and its stderr (or a failed build's output).
+    `games`: only these of the games it declares (a folder entering a tournament is
+    checked in the tournament's game), else every one. The error's first line says what
+    failed; its details hold the bot's offending line, the request it was answering and
+    its stderr (or a failed build's output).
     """
-    report = check_built(manifest, SUBMISSION)
+    report = check_built(manifest, SUBMISSION, games=games)
     if not report.passed:
         raise BotFolderError(summary(report), details(report))

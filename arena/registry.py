@@ -144,8 +144,13 @@ def _check_name(store: Store, manifest: Manifest, owner: str) -> None:
         )
 
 
-def submit(store: Store, home: Path, path: str, name: str | None = None) -> tuple[BotVersion, bool]:
+def submit(
+    store: Store, home: Path, path: str, name: str | None = None, games: list[str] | None = None
+) -> tuple[BotVersion, bool]:
     """Register a bot folder (a path, or a bundled bot's name); returns (version, created).
+
+    `games` limits its check to those games (a folder named in a tournament is checked
+    in the game being played, not in every game it declares).
 
     Unchanged code is a no-op. The owner is the current OS user, "arena" for a
     bundled bot's own folder. Raises BotFolderError for an unsafe folder, a bad,
@@ -168,7 +173,7 @@ def submit(store: Store, home: Path, path: str, name: str | None = None) -> tupl
     with _staged(read.files, target) as folder:
         stored = replace(load_manifest(folder), name=manifest.name)
         if not is_bundled(manifest):  # arena's own bots are its tests' business (see below)
-            check.submission_check(stored)
+            check.submission_check(stored, games)
     return _add_version(store, manifest.name, sha, str(target), stored, owner)
 
 

@@ -13,8 +13,10 @@ from types import SimpleNamespace
 from typing import cast
 
 import pytest
+from typer.testing import CliRunner
 
 from arena import reports
+from arena.cli import app
 from arena.match import MatchSpec
 from arena.store import Store
 from arena.tournament import executors, runner
@@ -311,3 +313,31 @@ def test_deals_is_the_tournaments_spelling_and_rounds_still_works(
         from_mapping({"deals": 3, "rounds": 4})
     with pytest.raises(ConfigError, match="deals must be at least 1"):
         from_mapping({"game": "take-that", "bots": ["a", "b"], "deals": 0}).checked()
+
+
+def test_a_folder_in_a_tournament_is_checked_in_the_game_played_only(tmp_path: Path) -> None:
+    """Issue 31 item 13: a Take That tournament refused a folder bot "in krumme10"."""
+    bot = tmp_path / "two-games"
+    bot.mkdir()
+    manifest = 'name = "two-games"\ncommand = ["python3", "bot.py"]\n'
+    (bot / "bot.toml").write_text(manifest + 'games = ["take-that", "krumme10"]\n')
+    crash_in_krumme10 = (
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'start' and m['game'] == 'krumme10':\n"
+        "        sys.exit(1)\n"
+        "    if m['type'] == 'start':\n"
+        "        print(json.dumps({'type': 'ready'}), flush=True)\n"
+        "    elif m['type'] == 'decide':\n"
+        "        print(json.dumps({'type': 'decision', 'id': m['id'],"
+        " 'decision': m['legal'][0]}), flush=True)\n"
+    )
+    (bot / "bot.py").write_text(crash_in_krumme10)
+    home = ["--home", str(tmp_path / "home")]
+    run = ["tournament", "run", "--game", "take-that", "--bots", f"{bot},random", "--deals", "1"]
+    played = CliRunner().invoke(app, [*home, *run, "-q", "--json"])
+    assert played.exit_code == 0, played.output
+    other = ["tournament", "run", "--game", "leylo", "--bots", f"{bot},random"]
+    refused = CliRunner().invoke(app, [*home, *other, "-q"])
+    assert refused.exit_code == 2 and "does not play leylo" in refused.output

@@ -24,6 +24,7 @@ import orjson
 from arena import rating, registry, seeds
 from arena.errors import StoreError
 from arena.games import load_game
+from arena.manifest import find_bot
 from arena.match import (
     BotRef,
     MatchResult,
@@ -106,7 +107,10 @@ def _version_for(store: Store, home: Path, name: str, game: str) -> int:
     """A registered bot's latest version; a bundled bot or folder is registered first."""
     version = store.latest_version(name)
     if version is None:
-        version, _created = registry.submit(store, home, name)
+        if not find_bot(name).plays(game):  # said before its check plays anything
+            raise ConfigError(f"bot {name} does not play {game}")
+        # checked in the game it is about to play, not in every game it declares
+        version, _created = registry.submit(store, home, name, games=[game])
     if "*" not in version.games and game not in version.games:
         raise ConfigError(f"bot {name} does not play {game}")
     assert version.id is not None
