@@ -3,7 +3,8 @@
 A bot is a folder with `bot.toml`: at least `name` and `command` (an argv list
 run inside the folder). Optional: `games` (ids it plays, "*" for all, the default),
 `build` (an argv list run once in the folder before the first start, e.g. a
-compiler call), `description`, and a `[tool]` table that arena never reads (other
+compiler call), `description`, `runtime` (a toolchain the machine's organiser
+configured, `arena.sandbox.runtimes`), and a `[tool]` table that arena never reads (other
 tools' settings). Any other key is an error (protocol/PROTOCOL.md, "The bot folder").
 
 Whether a folder was built is told by its build stamp, a file beside the folder
@@ -28,14 +29,16 @@ from pathlib import Path
 from arena import botfiles, names, resources
 from arena.botfiles import BotFile, read_folder, read_manifest_bytes
 from arena.botfiles import BotFolderError as BotFolderError  # where it always was
+from arena.sandbox import runtimes
 from arena.sandbox.build import OUTPUT_BUDGET_BYTES, BuildError, run_build
+from arena.sandbox.bwrap import SANDBOX_PATH
 from arena.sandbox.limits import Limits
 
 #: Where the bots shipped with arena live (the repository's top-level bots/).
 BUNDLED_BOTS = resources.BUNDLED_BOTS
 BUILD_TIMEOUT_S = 120
 #: Every key bot.toml may have (PROTOCOL.md, "The bot folder").
-KEYS = ("name", "command", "games", "build", "description", "tool")
+KEYS = ("name", "command", "games", "build", "description", "runtime", "tool")
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,8 @@ class Manifest:
     games: tuple[str, ...] = ("*",)
     build: tuple[str, ...] | None = None
     description: str = ""
+    #: A toolchain configured on the machine (`arena.sandbox.runtimes`), by name.
+    runtime: str | None = None
 
     def plays(self, game_id: str) -> bool:
         """True when the bot says it plays `game_id`."""
@@ -100,6 +105,9 @@ def parse_manifest(folder: Path, data: bytes) -> Manifest:
     description = table.get("description", "")
     if not isinstance(description, str):
         raise BotFolderError(f"{path}: description must be a string")
+    runtime = table.get("runtime")
+    if runtime is not None and (not isinstance(runtime, str) or not runtimes.NAME.match(runtime)):
+        raise BotFolderError(f"{path}: runtime must be a runtime's name (see `arena doctor`)")
     return Manifest(
         folder=folder,
         name=name.strip(),
@@ -107,6 +115,7 @@ def parse_manifest(folder: Path, data: bytes) -> Manifest:
         games=_str_list(table, "games", path) or ("*",),
         build=_str_list(table, "build", path),
         description=description,
+        runtime=runtime,
     )
 
 
@@ -181,10 +190,24 @@ def resolve_command(manifest: Manifest) -> list[str]:
         if not candidate.is_file() or not os.access(candidate, os.X_OK):
             raise BotFolderError(f"{manifest.name}: command {program} is not an executable file")
         return [str(candidate), *rest]
-    real = _real_interpreter(program) if program.startswith("python") else shutil.which(program)
+    if manifest.runtime is not None:  # looked up as the sandbox will: the runtime's PATH first
+        real = shutil.which(program, path=":".join([*_runtime(manifest).path, SANDBOX_PATH]))
+    elif program.startswith("python"):
+        real = _real_interpreter(program)
+    else:
+        real = shutil.which(program)
     if real is None:
         raise BotFolderError(f"{manifest.name}: command {program!r} is not installed")
     return [real, *rest]
+
+
+def _runtime(manifest: Manifest) -> runtimes.Runtime:
+    """The runtime the bot asks for; BotFolderError when this machine has none of that name."""
+    assert manifest.runtime is not None
+    try:
+        return runtimes.get(manifest.runtime)
+    except runtimes.RuntimeProblem as error:
+        raise BotFolderError(f"{manifest.name}: {error}") from None
 
 
 def build_stamp(folder: Path) -> Path:
@@ -335,6 +358,8 @@ def prepare(manifest: Manifest) -> list[str]:
     A build runs whatever the command is (`java Bot` needs `javac Bot.java` as much as
     `./bot` needs `cc`), once per version of the code: the build stamp tells.
     """
+    if manifest.runtime is not None:
+        _runtime(manifest)  # before a build that could not find its compiler
     if manifest.build and not is_built(manifest):
         build(manifest)
     return resolve_command(manifest)

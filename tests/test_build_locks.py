@@ -107,7 +107,10 @@ def seat_looks() -> dict[str, str]:
 @needs_filter
 def test_a_build_takes_every_kind_of_lock(tmp_path: Path) -> None:
     folder = tmp_path / "build_locks"
-    shutil.copytree(TEST_BOTS / "build_locks", folder)
+    # without what a build in place left there (tests/test_match.py runs every test bot)
+    shutil.copytree(
+        TEST_BOTS / "build_locks", folder, ignore=shutil.ignore_patterns("locks.txt", "own.lock")
+    )
     prepare(load_manifest(folder))  # BotFolderError (No locks available) before the fix
     assert ("locks.txt",) in build_outputs(folder)
     taken = (folder / "locks.txt").read_text()

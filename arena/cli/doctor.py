@@ -31,7 +31,10 @@ def doctor(
         if not all(row["ok"] for row in rows):
             typer.echo("warning: some checks failed on some workers", err=True)
         return
+    from arena.sandbox import runtimes
+
     found = summary()
+    found["runtimes"] = runtimes.doctor_rows()
     if as_json:
         echo_json(found)
         return
@@ -50,6 +53,12 @@ def doctor(
         drop=(),
         prose=frozenset({"channel", "measured", "why open"}),
     )
+    where = runtimes.runtimes_file()
+    if found["runtimes"]:
+        rows = [{**r, "ok": "yes" if r["ok"] else "NO"} for r in found["runtimes"]]
+        print_rows(rows, title=f"runtimes ({where})", drop=(), prose=frozenset({"runtime"}))
+    else:
+        typer.echo(f"runtimes: none configured ({where}; see protocol/PROTOCOL.md)")
     if not found["sandboxed"]:
         typer.echo("warning: bots are not sandboxed here (install bubblewrap)", err=True)
     if not any(r["active"] for r in found["protections"] if r["protection"] == "cgroup cpu"):

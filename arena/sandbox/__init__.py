@@ -40,7 +40,7 @@ from queue import SimpleQueue
 from typing import Any
 
 from arena.sandbox import bwrap as bw
-from arena.sandbox import cgroup, pythonpath, seccomp, uids
+from arena.sandbox import cgroup, pythonpath, runtimes, seccomp, uids
 from arena.sandbox.limits import MIB, Limits
 from arena.sandbox.uids import SandboxError
 
@@ -464,22 +464,33 @@ def _become_subreaper() -> None:
 
 
 def launch(
-    argv: Sequence[str], folder: Path, limits: Limits, *, writable: bool = False
+    argv: Sequence[str],
+    folder: Path,
+    limits: Limits,
+    *,
+    writable: bool = False,
+    runtime: runtimes.Runtime | None = None,
 ) -> Sandboxed:
     """Start a bot with pipes on stdin, stdout and stderr, confined as well as this machine allows.
 
     `writable` (a build step): `folder` is a scratch copy, mounted itself and
     writable (and handed to the sandbox's uid), instead of a read-only staged copy.
+    `runtime` (by default the one the folder's bot.toml names, `arena.sandbox.runtimes`)
+    adds its folders read-only, its PATH entries and its environment.
     A program that cannot be executed is the bot's exit 127 (the held shell's `exec`
     fails, and says so on the bot's stderr); SandboxError when the sandbox cannot be set
     up (the platform's fault).
     """
     found = protections()
+    try:
+        runtime = runtime or runtimes.for_folder(folder)
+    except runtimes.RuntimeProblem as error:
+        raise SandboxError(str(error)) from None
     if found.bwrap is None:
         if os.environ.get("ARENA_SANDBOX") == "bwrap":
             raise SandboxError(f"ARENA_SANDBOX=bwrap but {found.bwrap_reason}")
         _warn_unconfined(found.bwrap_reason)
-        return _start_plain(list(argv), folder, limits, found.cgroup)
+        return _start_plain(list(argv), folder, limits, found.cgroup, runtime)
     try:
         return _start(
             list(argv),
@@ -490,6 +501,7 @@ def launch(
             found.cgroup,
             found.seccomp,
             writable,
+            runtime,
         )
     except OSError as error:  # inside bubblewrap even a missing program is the bot's exit 127
         raise SandboxError(f"could not set the sandbox up: {error}") from error
@@ -564,7 +576,19 @@ def _child_setup(limits: Limits, procs_files: Sequence[str], uid: int) -> Callab
     return setup
 
 
-def _start_plain(argv: list[str], folder: Path, limits: Limits, use_cgroup: bool) -> Sandboxed:
+def _environment(folder: Path, games: str, runtime: runtimes.Runtime | None) -> dict[str, str]:
+    """The bot's clean environment, with its runtime's PATH and variables if it has one."""
+    base = bot_environment(folder, games)
+    return runtime.environment(base) if runtime is not None else base
+
+
+def _start_plain(
+    argv: list[str],
+    folder: Path,
+    limits: Limits,
+    use_cgroup: bool,
+    runtime: runtimes.Runtime | None = None,
+) -> Sandboxed:
     _verify_in_place(folder)
     try:
         games = _games_copy()
@@ -587,7 +611,7 @@ def _start_plain(argv: list[str], folder: Path, limits: Limits, use_cgroup: bool
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
-                env=bot_environment(folder, str(games.root)),
+                env=_environment(folder, str(games.root), runtime),
                 start_new_session=True,
                 close_fds=True,
             )
@@ -610,6 +634,7 @@ def _start(
     use_cgroup: bool,
     filtered: bool,
     writable: bool = False,
+    runtime: runtimes.Runtime | None = None,
 ) -> Sandboxed:
     """Start `argv` under bubblewrap (with the seccomp filter when `filtered`); wait until set up.
 
@@ -627,7 +652,11 @@ def _start(
         if writable:
             _hand_over(folder, uid)
         source = folder if writable else _staging().acquire(folder, _VERSIONS.get(str(folder)))
-        inner, binds = bw.toolchain(argv, folder, uid)
+        if runtime is not None and runtime.owns(argv[0]):
+            inner, binds = argv, runtime.binds()  # the runtime's folders hold the program
+        else:
+            inner, binds = bw.toolchain(argv, folder, uid)
+            binds += runtime.binds() if runtime is not None else []
         games = _games_copy()
         games.compile_for(inner[0])
         binds += ["--ro-bind", str(games.root), pythonpath.MOUNT]
@@ -655,7 +684,7 @@ def _start(
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
-                env=bot_environment(Path(bw.BOT_DIR), pythonpath.MOUNT),
+                env=_environment(Path(bw.BOT_DIR), pythonpath.MOUNT, runtime),
                 start_new_session=True,
                 close_fds=True,
                 pass_fds=tuple(fd for fd in (status_w, args_fd, filter_fd) if fd >= 0),
