@@ -31,10 +31,6 @@ class HomeError(ValueError):
     """A home or database file this account may not use (a one-line reason)."""
 
 
-class NoFolderError(HomeError):
-    """A database path whose folder does not exist: bad input, not arena's environment."""
-
-
 def _account(uid: int) -> str:
     """`name (uid N)` for messages."""
     try:
@@ -92,11 +88,10 @@ def prepare_database(path: Path) -> None:
 
     SQLite copies the database file's mode to the -wal, -shm and -journal files it
     makes, so these are private too. HomeError for a file of another account (or
-    that others can write) or a folder that does not exist (the home's own folder is
-    made by `prepare_home` first); OSError when the file cannot be made.
+    that others can write); OSError when the file cannot be made. (The command line
+    refuses a `--db` file in a folder that does not exist before it gets here.)
     """
-    if not path.parent.is_dir():  # as --replay and -o refuse one: a typo makes no folders
-        raise NoFolderError(f"there is no folder {path.parent} for the database {path.name}")
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     if not os.path.lexists(path):
         with contextlib.suppress(FileExistsError):  # made by another command just now

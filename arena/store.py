@@ -47,7 +47,7 @@ from sqlmodel import Session, col, create_engine, select
 
 from arena import migrations, names, seeds
 from arena.errors import StoreError, StoreInputError
-from arena.home import HomeError, NoFolderError, prepare_database
+from arena.home import HomeError, prepare_database
 from arena.migrations import MigrationError
 from arena.models import (
     Bot,
@@ -307,9 +307,8 @@ class Store:
             raise type(error)(f"cannot open database {self.shown_url}: {reason}") from None
         except MigrationError as error:
             raise StoreError(str(error)) from None
-        except HomeError as error:  # a missing folder is a typo in --db: exit code 2
-            kind = StoreInputError if isinstance(error, NoFolderError) else StoreError
-            raise kind(f"cannot open database {self.shown_url}: {error}") from None
+        except HomeError as error:
+            raise StoreError(f"cannot open database {self.shown_url}: {error}") from None
         except ArgumentError as error:
             raise StoreInputError(
                 f"bad database URL {self.shown_url}: {self._reason(error)}"

@@ -418,7 +418,9 @@ def test_only_a_bundled_bots_own_folder_skips_the_check(
 ) -> None:
     """arena's own bots are played by its suite; a copy of one, renamed, is a submission."""
     played: list[str] = []
-    monkeypatch.setattr(check, "submission_check", lambda manifest: played.append(manifest.name))
+    monkeypatch.setattr(
+        check, "submission_check", lambda manifest, games=None: played.append(manifest.name)
+    )
     registry.submit(store, home, "ismcts")
     assert played == []
     copy = tmp_path / "copy"

@@ -68,7 +68,29 @@ def open_store() -> Store:
     """The database named by --db / ARENA_DB, or the SQLite file in the home."""
     from arena.store import Store, default_url
 
+    if SETTINGS.db:
+        check_database_folder(SETTINGS.db)
     return Store(SETTINGS.db or default_url(home()))
+
+
+def check_database_folder(url: str) -> None:
+    """UserError for a SQLite `--db` file in a folder that does not exist: a typo makes
+    no folders, as `--replay` and `-o` refuse one (the home's own file is made there)."""
+    from sqlalchemy import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return  # the store says what is wrong with the URL
+    path = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or not path or path == ":memory:":
+        return
+    if path.startswith("file:"):
+        return
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise UserError(f"--db {parsed}: there is no folder {folder}")
 
 
 def echo_json(data: Any) -> None:

@@ -21,8 +21,11 @@ app = typer.Typer(
 
 
 def _url() -> str:
+    from arena.cli.common import check_database_folder
     from arena.store import default_url
 
+    if SETTINGS.db:
+        check_database_folder(SETTINGS.db)
     return SETTINGS.db or default_url(home())
 
 
