@@ -36,6 +36,9 @@ class Bot(SQLModel, table=True):
     #: first opens it with this arena (migration 0002).
     owner: str = Field(default="")
     created_at: datetime = Field(default_factory=now)
+    #: Set by `arena bot retire`: no version plays in a new tournament or ladder; its
+    #: history stays (migration 0005). None: it plays.
+    retired_at: datetime | None = None
 
 
 class BotVersion(SQLModel, table=True):
@@ -55,6 +58,9 @@ class BotVersion(SQLModel, table=True):
     command: list[str] = Field(sa_column=Column(JSON, nullable=False))
     games: list[str] = Field(sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=now)
+    #: Set by `arena bot retire NAME --version N`: this version alone no longer plays
+    #: (the bot's name then stands for its newest version not retired).
+    retired_at: datetime | None = None
 
 
 class Tournament(SQLModel, table=True):
@@ -72,7 +78,8 @@ class Tournament(SQLModel, table=True):
     variant: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     #: Everything else the run needs (timeouts, limits, suspension threshold, ...).
     settings: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
-    #: scheduled -> running -> finished
+    #: scheduled -> running -> finished (or interrupted, resumable), or `cancelled` for
+    #: good (`Store.cancel_tournament`): never played again, its recorded matches kept.
     status: str = "scheduled"
     created_at: datetime = Field(default_factory=now)
     finished_at: datetime | None = None

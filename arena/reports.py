@@ -78,10 +78,20 @@ def _board(
     rows = store.leaderboard(game, rules, tournament_id)
     if not latest:
         return rows
+    retired = store.retired_versions()
+    rows = [row for row in rows if row.bot_version_id not in retired]
     newest: dict[str, int] = {}
     for row in rows:
         newest[row.bot] = max(newest.get(row.bot, 0), row.version)
     return [row for row in rows if row.version == newest[row.bot]]
+
+
+def mark_retired(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An all-time board's rows, each with `retired` (`arena bot retire`): a retired
+    version stays on the board, as the matches it played rated its rivals too."""
+    names = store.version_names()
+    retired = {names[v] for v in store.retired_versions()}
+    return [{**row, "retired": (row["bot"], row["version"]) in retired} for row in rows]
 
 
 def bots(store: Store) -> list[dict[str, Any]]:
@@ -90,9 +100,11 @@ def bots(store: Store) -> list[dict[str, Any]]:
     names = store.bot_names()
     for version in store.versions():
         latest[names[version.bot_id]] = version
+    retired = store.retired_bots()
     return [
         {
             "bot": name,
+            "status": "retired" if name in retired else "active",
             "versions": version.number,
             "sha256": version.sha256[:12],
             "games": version.games,
@@ -126,8 +138,10 @@ def bot_details(store: Store, name: str) -> dict[str, Any] | None:
             key=lambda r: (numbers[r.bot_version_id], r.game, -r.game_version),
         )
     ]
+    retired = store.retired_versions()
     return {
         "bot": name,
+        "retired": name in store.retired_bots(),
         "versions": [
             {
                 "version": v.number,
@@ -135,6 +149,7 @@ def bot_details(store: Store, name: str) -> dict[str, Any] | None:
                 "games": v.games,
                 "matches": played.get(v.id or 0, 0),
                 "submitted": v.created_at.isoformat(timespec="seconds"),
+                "status": "retired" if v.id in retired else "active",
             }
             for v in versions
         ],

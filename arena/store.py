@@ -27,6 +27,7 @@ from sqlalchemy import (
     and_,
     bindparam,
     case,
+    delete,
     event,
     func,
     insert,
@@ -117,6 +118,20 @@ class _SharedMemory:
 
 class NotOwnerError(ValueError):
     """A new version of a bot that belongs to another owner (a one-line reason)."""
+
+
+class Refused(ValueError):
+    """A retirement, removal, cancellation or deletion that cannot be done (one line why)."""
+
+
+#: The status of a tournament stopped for good (`Store.cancel_tournament`).
+CANCELLED = "cancelled"
+
+
+class TournamentCancelled(StoreError):
+    """A run's tournament was cancelled or deleted by another command: the run stops
+    (exit code 1). Its unplayed matches are gone from the schedule already, so nothing
+    more could be recorded; this only stops playing them."""
 
 
 def default_home() -> Path:
@@ -527,6 +542,88 @@ class Store:
         names = self.bot_names()
         return {v.id or 0: (names[v.bot_id], v.number) for v in self.versions()}
 
+    # ----- retiring and removing bots ----------------------------------------
+    def retire(
+        self, name: str, owner: str, number: int | None = None, retired: bool = True
+    ) -> bool:
+        """Retire the bot `name` (or only its version `number`), or reinstate it
+        (`retired=False`); False when it already was so. Refused for no such bot or
+        version, NotOwnerError when `owner` does not own it. Nothing else changes:
+        its versions, matches, ratings and replays stay."""
+        with self.write() as s:
+            bot = _owned_bot(s, name, owner)
+            target: Bot | BotVersion = bot
+            if number is not None:
+                found = s.exec(
+                    select(BotVersion).where(
+                        BotVersion.bot_id == bot.id, BotVersion.number == number
+                    )
+                ).first()
+                if found is None:
+                    raise Refused(
+                        f"bot {name!r} has no version {number} (see `arena bot show {name}`)"
+                    )
+                target = found
+            if (target.retired_at is not None) == retired:
+                return False
+            target.retired_at = now() if retired else None
+            return True
+
+    def retired_versions(self) -> set[int]:
+        """The ids of the versions that play in no new tournament: retired, or of a retired bot."""
+        with self.read() as s:
+            rows = s.exec(
+                select(BotVersion.id)
+                .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
+                .where(
+                    (col(Bot.retired_at).is_not(None)) | (col(BotVersion.retired_at).is_not(None))
+                )
+            ).all()
+        return {int(v) for v in rows if v is not None}
+
+    def retired_bots(self) -> set[str]:
+        """The names of the retired bots (not of those with only some versions retired)."""
+        with self.read() as s:
+            return set(s.exec(select(Bot.name).where(col(Bot.retired_at).is_not(None))).all())
+
+    def playable_version(self, name: str) -> BotVersion | None:
+        """The version a new tournament takes for the name `name`: its newest one not
+        retired; None when there is none, or the bot is retired."""
+        with self.read() as s:
+            return s.exec(
+                select(BotVersion)
+                .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
+                .where(
+                    Bot.name == name,
+                    col(Bot.retired_at).is_(None),
+                    col(BotVersion.retired_at).is_(None),
+                )
+                .order_by(col(BotVersion.number).desc())
+            ).first()
+
+    def remove_bot(self, name: str, owner: str) -> list[str]:
+        """Delete a bot that nothing refers to, with its versions, in one transaction;
+        returns the stored folders no other version uses (the caller may delete them).
+
+        Refused when any version has a recorded seat or a rating, or is in the schedule
+        (or a ladder's pool) of a tournament: ratings, replays and schedules need it.
+        """
+        with self.write() as s:
+            bot = _owned_bot(s, name, owner)
+            versions = list(s.exec(select(BotVersion).where(BotVersion.bot_id == bot.id)).all())
+            ids = {v.id or 0 for v in versions}
+            why = _references(s, ids)
+            if why:
+                raise Refused(
+                    f"bot {name!r} {why}, which the ratings, replays and schedules need: it "
+                    f"cannot be removed; retire it instead (arena bot retire {name})"
+                )
+            folders = {v.folder for v in versions}
+            s.execute(delete(BotVersion).where(col(BotVersion.bot_id) == bot.id))
+            s.execute(delete(Bot).where(col(Bot.id) == bot.id))
+            shared = s.exec(select(BotVersion.folder).where(col(BotVersion.folder).in_(folders)))
+            return sorted(folders - set(shared.all()))
+
     # ----- tournaments ------------------------------------------------------
     def create_tournament(self, tournament: Tournament, schedule: Sequence[Match]) -> int:
         """Write a tournament and its whole schedule in one transaction; returns its id.
@@ -545,8 +642,17 @@ class Store:
 
     def add_matches(self, tournament_id: int, matches: Sequence[Match]) -> list[Match]:
         """Append matches to a tournament's schedule in one transaction (a ladder's batch);
-        returns its unrecorded matches, in schedule order, as stored."""
+        returns its unrecorded matches, in schedule order, as stored.
+
+        TournamentCancelled when it was cancelled or deleted: its row is locked first,
+        as `cancel_tournament` locks it, so no match joins a cancelled schedule."""
         with self.write() as s:
+            found = s.get(Tournament, tournament_id, with_for_update=True)
+            if found is None or found.status == CANCELLED:
+                done = "deleted" if found is None else "cancelled"
+                raise TournamentCancelled(
+                    f"tournament {tournament_id} was {done} by another command: run stopped"
+                )
             for match in matches:
                 match.tournament_id = tournament_id
                 s.add(match)
@@ -568,12 +674,61 @@ class Store:
             return list(s.exec(select(Tournament).order_by(col(Tournament.id).desc())).all())
 
     def set_tournament_status(self, tournament_id: int, status: str) -> None:
-        """Mark a tournament running or finished."""
+        """Mark a tournament running, finished or interrupted; a cancelled one stays so
+        (one statement: a cancel committed meanwhile by another command wins)."""
         with self.write() as s:
-            tournament = s.get(Tournament, tournament_id)
-            if tournament is not None:
-                tournament.status = status
-                tournament.finished_at = now() if status == "finished" else None
+            s.execute(
+                update(Tournament)
+                .where(col(Tournament.id) == tournament_id, col(Tournament.status) != CANCELLED)
+                .values(status=status, finished_at=now() if status == "finished" else None)
+            )
+
+    def tournament_status(self, tournament_id: int) -> str | None:
+        """A tournament's status; None when it is gone (deleted)."""
+        with self.read() as s:
+            return s.exec(select(Tournament.status).where(Tournament.id == tournament_id)).first()
+
+    def cancel_tournament(self, tournament_id: int) -> tuple[int, int]:
+        """Stop a tournament for good; returns (recorded matches kept, unplayed dropped).
+
+        Its unplayed matches are deleted from the schedule (nothing refers to them), so
+        that no run, not even one still going, can record them: recording finds them
+        gone. Its recorded matches, their ratings and replays stay. Refused for no such
+        tournament, or one finished or cancelled already.
+        """
+        with self.write() as s:
+            found = _tournament_for(s, tournament_id)  # locked: see `add_matches`
+            if found.status in ("finished", CANCELLED):
+                raise Refused(f"tournament {tournament_id} is {found.status} already")
+            dropped = _delete_unplayed(s, tournament_id)
+            kept = _match_count(s, tournament_id)
+            settings = {**found.settings, "unplayed_when_cancelled": dropped}
+            s.execute(
+                update(Tournament)
+                .where(col(Tournament.id) == tournament_id)
+                .values(status=CANCELLED, finished_at=now(), settings=settings)
+            )
+            return kept, dropped
+
+    def delete_tournament(self, tournament_id: int) -> int:
+        """Delete a tournament that has no recorded match, with its schedule; returns
+        the matches deleted. Refused when it has recorded matches: ratings depend on them."""
+        with self.write() as s:
+            found = _tournament_for(s, tournament_id)
+            dropped = _delete_unplayed(s, tournament_id)
+            kept = _match_count(s, tournament_id)  # also those recorded meanwhile
+            if kept:
+                stop = (
+                    ""
+                    if found.status in ("finished", CANCELLED)
+                    else f"; stop it for good with arena tournament cancel {tournament_id}"
+                )
+                raise Refused(
+                    f"tournament {tournament_id} has {kept} recorded matches: the ratings "
+                    f"depend on them, so it cannot be deleted{stop}"
+                )
+            s.execute(delete(Tournament).where(col(Tournament.id) == tournament_id))
+            return dropped
 
     def matches(self, tournament_id: int, recorded: bool | None = None) -> list[Match]:
         """A tournament's matches in schedule order (all, or only (un)recorded ones)."""
@@ -943,6 +1098,65 @@ class Store:
                 .order_by(col(Match.tournament_id), col(Match.number), col(MatchSeat.seat))
             )
             return [(m, seat) for m, seat in s.exec(query).all()]
+
+
+def _owned_bot(s: Session, name: str, owner: str) -> Bot:
+    """The bot `name` if `owner` owns it; Refused or NotOwnerError."""
+    bot = s.exec(select(Bot).where(Bot.name == name)).first()
+    if bot is None:
+        raise Refused(f"no bot called {name!r} (see `arena bot list`)")
+    if bot.owner != owner:
+        raise NotOwnerError(f"bot {name!r} belongs to {bot.owner!r}, not to {owner!r}")
+    return bot
+
+
+def _references(s: Session, versions: set[int]) -> str:
+    """What refers to some bot versions, said as "has ...", or "" for nothing."""
+    seats = s.execute(
+        select(func.count()).where(col(MatchSeat.bot_version_id).in_(versions))
+    ).scalar_one()
+    if seats:
+        return f"has played recorded matches ({seats} seats)"
+    if s.execute(select(func.count()).where(col(Rating.bot_version_id).in_(versions))).scalar_one():
+        return "has ratings"
+    for tournament_id, lineup in s.execute(
+        select_columns(col(Match.tournament_id), col(Match.lineup)).where(_unrecorded())
+    ):
+        if versions & set(lineup):
+            return f"is in the schedule of tournament {tournament_id}"
+    for tournament in s.exec(select(Tournament)).all():
+        if versions & {int(v) for v in tournament.settings.get("versions", [])}:
+            return f"is in the pool of tournament {tournament.id}"
+    return ""
+
+
+def _unrecorded() -> Any:
+    return col(Match.recorded) == False  # noqa: E712 - SQL comparison
+
+
+def _tournament_for(s: Session, tournament_id: int) -> Tournament:
+    """The tournament's row, locked until the transaction ends (PostgreSQL; SQLite's
+    writing transactions exclude each other anyway)."""
+    found = s.get(Tournament, tournament_id, with_for_update=True)
+    if found is None:
+        raise Refused(f"no tournament {tournament_id} (see `arena tournament list`)")
+    return found
+
+
+def _delete_unplayed(s: Session, tournament_id: int) -> int:
+    """Delete a tournament's unrecorded matches (no seat, replay or rating refers to one)."""
+    result = s.execute(
+        delete(Match).where(col(Match.tournament_id) == tournament_id, _unrecorded())
+    )
+    return int(getattr(result, "rowcount", 0) or 0)  # a CursorResult: DML has a rowcount
+
+
+def _match_count(s: Session, tournament_id: int) -> int:
+    return int(
+        s.execute(
+            select(func.count()).where(col(Match.tournament_id) == tournament_id)
+        ).scalar_one()
+    )
 
 
 def _leader_row(*found: Any) -> LeaderRow:

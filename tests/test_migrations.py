@@ -166,7 +166,7 @@ def test_issue_12_a_first_revision_database_with_results_upgrades_and_keeps_ever
 
     said: list[str] = []
     store = Store(url, notify=said.append)
-    assert said == ["upgrading the database from revision 0001 to 0004"]
+    assert said == ["upgrading the database from revision 0001 to 0005"]
     with engine.connect() as connection:
         assert migrations.current(connection) == migrations.head()
         assert old_rows(connection) == before  # every row, every old column, every replay
@@ -278,7 +278,7 @@ def test_a_database_made_before_migrations_is_upgraded_from_none(
         connection.execute(text("DROP TABLE alembic_version"))  # made by create_all at e68b507
     said: list[str] = []
     store = Store(url, notify=said.append)
-    assert said == ["upgrading the database from revision none (made before migrations) to 0004"]
+    assert said == ["upgrading the database from revision none (made before migrations) to 0005"]
     assert reports.leaderboard(store, "take-that") == reports.leaderboard(played, "take-that")
     engine.dispose()
 
@@ -341,11 +341,11 @@ def test_arena_db_current_and_upgrade(played: Store, tmp_path: Path) -> None:
     base = ["--home", str(tmp_path), "--db", url]
     shown = cli.invoke(app, [*base, "db", "current", "--json"])
     assert shown.exit_code == 0, shown.output
-    assert '"revision":"0001"' in shown.stdout and '"newest":"0004"' in shown.stdout
+    assert '"revision":"0001"' in shown.stdout and '"newest":"0005"' in shown.stdout
     upgraded = cli.invoke(app, [*base, "db", "upgrade"])
     assert upgraded.exit_code == 0, upgraded.output
-    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0004"
-    assert "at revision 0004" in upgraded.stdout
+    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0005"
+    assert "at revision 0005" in upgraded.stdout
     again = cli.invoke(app, [*base, "db", "upgrade"])
     assert again.exit_code == 0 and again.stderr == ""
 

@@ -1,4 +1,4 @@
-"""`arena bot submit|check|list|show`: the bot registry."""
+"""`arena bot submit|check|list|show|retire|reinstate|remove`: the bot registry."""
 
 from __future__ import annotations
 
@@ -152,3 +152,79 @@ def _print_stderr(forfeits: list[dict[str, Any]]) -> None:
         label = "match" if len(matches) == 1 else "matches"
         heading = text((f"stderr, {label} {', '.join(matches)}:", "dim"))
         out.print(heading, text(tail, block=True), sep="\n")
+
+
+VersionOption = Annotated[
+    int | None,
+    typer.Option("--version", min=1, help="Only this version (default: the whole bot)."),
+]
+
+
+def _retire(name: str, version: int | None, retired: bool) -> bool:
+    """`Store.retire` as the current user; a refusal as one line (exit 2)."""
+    from arena import names
+    from arena.store import NotOwnerError, Refused
+
+    try:
+        return open_store().retire(name, names.current_user(), version, retired)
+    except (NotOwnerError, Refused) as error:
+        raise UserError(str(error)) from None
+
+
+@app.command()
+@reports_errors
+def retire(
+    name: Annotated[str, typer.Argument(help="Bot name.")], version: VersionOption = None
+) -> None:
+    """Stop a bot (or one version) from playing; its history, ratings and replays stay.
+
+    No new tournament or ladder takes it (`--all` leaves it out, naming it is refused);
+    a tournament already scheduled plays on as written (cancel it to stop that). A
+    retired version steps aside for the bot's newest version not retired. Leaderboards
+    mark it; `--latest` boards leave it out. Only its owner may; undo with `reinstate`.
+    """
+    what = name if version is None else f"{name} version {version}"
+    if _retire(name, version, True):
+        undo = f"arena bot reinstate {name}{_flag(version)}"
+        out.print(text(f"retired {what}: it plays in no new tournament (undo: {undo})"))
+    else:
+        out.print(text(f"{what} was retired already; nothing changed"))
+
+
+@app.command()
+@reports_errors
+def reinstate(
+    name: Annotated[str, typer.Argument(help="Bot name.")], version: VersionOption = None
+) -> None:
+    """Undo `arena bot retire`: the bot (or version) plays in new tournaments again."""
+    what = name if version is None else f"{name} version {version}"
+    if _retire(name, version, False):
+        out.print(text(f"reinstated {what}"))
+    else:
+        out.print(text(f"{what} was not retired; nothing changed"))
+
+
+def _flag(version: int | None) -> str:
+    return "" if version is None else f" --version {version}"
+
+
+@app.command()
+@reports_errors
+def remove(name: Annotated[str, typer.Argument(help="Bot name.")]) -> None:
+    """Delete a bot that never played a recorded match, with every version.
+
+    Refused when anything refers to it (a recorded match, a rating, a tournament's
+    schedule): retire it instead. Its stored folders go, except one that another
+    bot's version uses (the same code under two names is stored once). Only its owner
+    may; the name is then free to register again.
+    """
+    from arena import names
+    from arena.removal import remove_bot
+    from arena.store import NotOwnerError, Refused
+
+    try:
+        removed = remove_bot(open_store(), home(), name, names.current_user())
+    except (NotOwnerError, Refused) as error:
+        raise UserError(str(error)) from None
+    kept = f"; left {len(removed.left)} folder(s) outside this home" if removed.left else ""
+    out.print(text(f"removed {name} and {len(removed.folders)} stored folder(s){kept}"))

@@ -56,10 +56,14 @@ def leaderboard(
                 f"not v{rules_version}"
             )
     rows = reports.leaderboard(store, game, tournament, rules_version, latest=latest)
+    if tournament is None:
+        rows = reports.mark_retired(store, rows)
     if as_json:
         echo_json(rows)
         return
     rules = rules_version or current
     title = f"{game} (rules v{rules}) leaderboard ({reports.score_order(game)})"
-    columns = [c for c in rows[0] if c != "score_order"] if rows else None
+    columns = [c for c in rows[0] if c not in ("score_order", "retired")] if rows else None
+    # a retired bot stays on the board (its matches rated the others): marked by its name
+    rows = [{**r, "bot": f"{r['bot']} (retired)"} if r.get("retired") else r for r in rows]
     print_rows(rows, title, columns, drop=STANDINGS_DROP)

@@ -1,4 +1,4 @@
-"""`arena tournament run|resume|list|show`: tournaments with a live progress bar."""
+"""`arena tournament run|resume|list|show|cancel|delete`: tournaments with a live progress bar."""
 
 from __future__ import annotations
 
@@ -309,3 +309,45 @@ def show(
     if rows:
         hint = f"arena replay html --match {rows[0]['match']} -o match.html"
         out.print(text((f"a match as a card table in a browser: {hint}", "dim")))
+
+
+def _refusals(call: Any) -> Any:
+    """`call()`, a refusal of the store (arena.store.Refused) as one line, exit 2."""
+    from arena.store import Refused
+
+    try:
+        return call()
+    except Refused as error:
+        raise UserError(str(error)) from None
+
+
+@app.command()
+@reports_errors
+def cancel(tournament_id: Annotated[int, typer.Argument(help="Tournament id.")]) -> None:
+    """Stop a tournament for good: scheduled, interrupted, or running (even if its run died).
+
+    Its recorded matches, their ratings and replays stay; its unplayed matches are
+    dropped from the schedule and never played (a run still going stops within a
+    second, and nothing it plays after the cancel is recorded); `resume` refuses it.
+    """
+    store = open_store()
+    kept, dropped = _refusals(lambda: store.cancel_tournament(tournament_id))
+    out.print(
+        text(
+            f"cancelled tournament {tournament_id}: {kept} recorded matches and their "
+            f"ratings stay, {dropped} unplayed matches will never be played"
+        )
+    )
+
+
+@app.command()
+@reports_errors
+def delete(tournament_id: Annotated[int, typer.Argument(help="Tournament id.")]) -> None:
+    """Delete a tournament that never recorded a match (e.g. a Dask start that failed).
+
+    One with recorded matches is refused: ratings were computed from them (and every
+    later match's from those); cancel it instead to stop it for good.
+    """
+    store = open_store()
+    dropped = _refusals(lambda: store.delete_tournament(tournament_id))
+    out.print(text(f"deleted tournament {tournament_id} and its {dropped} scheduled matches"))

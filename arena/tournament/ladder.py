@@ -112,13 +112,18 @@ def create(store: Store, home: Path, config: TournamentConfig, ladder: LadderSet
 
 
 def every_bot(store: Store, game: str) -> list[str]:
-    """`--all`: every registered bot whose latest version plays `game`, and every
-    bundled bot that plays it (registered when the ladder is created)."""
+    """`--all`: every registered bot whose newest version not retired plays `game`, and
+    every bundled bot that plays it (registered when the ladder is created). A retired
+    bot, or one with every version retired, is left out (`arena bot retire`)."""
     names = store.bot_names()
-    latest = {names[v.bot_id]: v for v in store.versions()}  # in version order: the last wins
+    retired = store.retired_versions()
+    latest = {  # in version order: the last wins
+        names[v.bot_id]: v for v in store.versions() if v.id not in retired
+    }
     found = {name for name, v in latest.items() if "*" in v.games or game in v.games}
+    registered = set(names.values())
     for name in bundled_names():
-        if name not in latest:
+        if name not in registered:
             games = load_manifest(BUNDLED_BOTS / name).games
             if "*" in games or game in games:
                 found.add(name)

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,15 @@ from arena.match import (
 )
 from arena.models import Match, Tournament
 from arena.sandbox import limits as bot_limits
-from arena.store import UNSTORABLE, MatchRecord, Rater, SeatRecord, Store
+from arena.store import (
+    CANCELLED,
+    UNSTORABLE,
+    MatchRecord,
+    Rater,
+    SeatRecord,
+    Store,
+    TournamentCancelled,
+)
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executors import LOCAL, Executor, ExecutorLost, MatchFuture, open_executor
 from arena.tournament.formats import FORMATS
@@ -104,8 +113,9 @@ def prepare(store: Store, home: Path, config: TournamentConfig) -> tuple[Tournam
 
 
 def _version_for(store: Store, home: Path, name: str, game: str) -> int:
-    """A registered bot's latest version; a bundled bot or folder is registered first."""
-    version = store.latest_version(name)
+    """A registered bot's newest version not retired; a bundled bot or folder is
+    registered first. ConfigError for a retired bot or version (`arena bot retire`)."""
+    version = store.playable_version(name) or store.latest_version(name)
     if version is None:
         if not find_bot(name).plays(game):  # said before its check plays anything
             raise ConfigError(f"bot {name} does not play {game}")
@@ -114,6 +124,12 @@ def _version_for(store: Store, home: Path, name: str, game: str) -> int:
     if "*" not in version.games and game not in version.games:
         raise ConfigError(f"bot {name} does not play {game}")
     assert version.id is not None
+    if version.id in store.retired_versions():
+        label = store.version_names()[version.id][0]
+        raise ConfigError(
+            f"bot {label} (version {version.number}) is retired: it plays in no new "
+            f"tournament (arena bot reinstate {label})"
+        )
     return version.id
 
 
@@ -287,6 +303,7 @@ def run(
         where,
         workers,
     )
+    looked = time.monotonic()  # when the run last looked for a cancel by another command
     stopped = True  # until the loop ends normally: then idle workers may finish politely
     ctrl_c, shielded, restore_handler = _note_ctrl_c()
     try:
@@ -309,6 +326,9 @@ def run(
             batch.clear()
             if ctrl_c.is_set():  # noted during the commit, or its KeyboardInterrupt was lost
                 raise KeyboardInterrupt
+            if time.monotonic() - looked >= CANCEL_LOOK:
+                looked = time.monotonic()
+                check_not_cancelled(store, tournament_id)
             for number, was, outcome, _newly in played:
                 LOG.info("%d/%d %s", number, total, _told(tournament_id, was, outcome))
             if on_progress is not None:  # recorded now: tell of them
@@ -319,6 +339,8 @@ def run(
         stopped = False
     except ExecutorLost as error:
         raise ExecutorLost(f"{error}: {_stop(store, tournament_id)}") from None
+    except Cancelled:
+        raise
     except StoreError as error:
         raise StoreError(f"{error}: {_stop_if_possible(store, tournament_id)}") from None
     except KeyboardInterrupt:
@@ -394,6 +416,23 @@ class Interrupted(RuntimeError):
     """The run was stopped (Ctrl-C); the tournament is `interrupted` and can be resumed."""
 
 
+#: Another command cancelled or deleted the tournament a run plays (`Store.cancel_tournament`).
+Cancelled = TournamentCancelled
+
+
+#: Seconds between a run's looks for a cancel (one small read; a cancel needs no
+#: faster answer: nothing the run plays after it can be recorded).
+CANCEL_LOOK = 1.0
+
+
+def check_not_cancelled(store: Store, tournament_id: int) -> None:
+    """Cancelled when the tournament was cancelled or deleted by another command."""
+    status = store.tournament_status(tournament_id)
+    if status is None or status == CANCELLED:
+        done = "deleted" if status is None else "cancelled"
+        raise Cancelled(f"tournament {tournament_id} was {done} by another command: run stopped")
+
+
 def _stop(store: Store, tournament_id: int) -> str:
     """Mark a cut-off run `interrupted`; how far it got and how to finish it."""
     store.set_tournament_status(tournament_id, "interrupted")
@@ -447,7 +486,13 @@ def _batches(
 
 
 def check_rules(tournament: Tournament) -> None:
-    """ConfigError when the game's rules changed since the tournament was scheduled."""
+    """ConfigError when the tournament cannot be played on: cancelled (for good), or the
+    game's rules changed since it was scheduled."""
+    if tournament.status == CANCELLED:
+        raise ConfigError(
+            f"tournament {tournament.id} was cancelled: its unplayed matches are never "
+            "played (start a new one with arena tournament run ...)"
+        )
     now = load_game(tournament.game).spec.version
     if tournament.game_version != now:
         raise ConfigError(
