@@ -179,7 +179,7 @@ def _team_layout(game: str, players: int, variant: tuple[tuple[str, Any], ...]) 
         return None
 
 
-def _teams_of(store: Store) -> Teams:
+def teams_of(store: Store) -> Teams:
     """Team layouts of tournament matches (from their tournament's variant)."""
     variants: dict[int, dict[str, Any]] = {}
 
@@ -218,7 +218,7 @@ def table(
     rows = _current(store.seat_rows(game=game, tournament_id=tournament_id), rules)
     names = store.version_names()
     label = {v: f"{n} v{k}" for v, (n, k) in names.items()}
-    records = pairwise(rows, _teams_of(store))
+    records = pairwise(rows, teams_of(store))
     result = [_row(label[x], label[y], r) for (x, y), r in records.items()]
     return sorted(result, key=lambda r: (r["bot"], r["opponent"]))
 
@@ -230,6 +230,38 @@ def table_for_tournament(store: Store, tournament_id: int) -> list[dict[str, Any
     if found is None:
         return []
     return table(store, found.game, tournament_id, found.game_version)
+
+
+def bots_for(pairs: int) -> int:
+    """The most bots whose pairs number at most `pairs` (k (k - 1) / 2 <= pairs).
+
+    >>> bots_for(15), bots_for(14), bots_for(1)
+    (6, 5, 2)
+    """
+    bots = 2
+    while (bots + 1) * bots // 2 <= pairs:
+        bots += 1
+    return bots
+
+
+def among(rows: list[dict[str, Any]], order: list[str], bots: int) -> list[dict[str, Any]]:
+    """The rows of `table` between two of the first `bots` labels of `order` (a
+    standings' order), the best placed pair first: a crosstable of the leaders.
+
+    >>> rows = [{"bot": b, "opponent": o} for b, o in (("c", "a"), ("a", "b"), ("b", "c"))]
+    >>> [(r["bot"], r["opponent"]) for r in among(rows, ["a", "b", "c"], 2)]
+    [('a', 'b')]
+    >>> [(r["bot"], r["opponent"]) for r in among(rows, ["a", "b", "c"], 3)]
+    [('a', 'b'), ('c', 'a'), ('b', 'c')]
+    """
+    place = {label: i for i, label in enumerate(order[:bots])}
+    chosen = [r for r in rows if r["bot"] in place and r["opponent"] in place]
+
+    def key(row: dict[str, Any]) -> tuple[int, int]:
+        a, b = place[row["bot"]], place[row["opponent"]]
+        return min(a, b), max(a, b)
+
+    return sorted(chosen, key=key)
 
 
 class UnknownBot(ValueError):
@@ -259,7 +291,7 @@ def compare(store: Store, game: str, a: str, b: str, all_versions: bool = False)
         (m, s) for m, s in _current(store.seat_rows(game=game), rules) if s.bot_version_id in mine
     ]
     # seats of other bots are dropped: the records count A's and B's seats only
-    records = pairwise(rows, _teams_of(store), group=lambda v: side_of[v])
+    records = pairwise(rows, teams_of(store), group=lambda v: side_of[v])
     record = records.get((0, 1), Record(0, 0, 0))
     return {
         "game": game,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import trueskill
@@ -68,6 +69,63 @@ def inherited(previous: Skill) -> Skill:
     Skill(mu=30.0, sigma=6.0)
     """
     return Skill(previous.mu, max(previous.sigma, NEW_VERSION_SIGMA))
+
+
+@dataclass(frozen=True)
+class Played:
+    """One rated match as `event_skills` reads it: bot versions by seat, 1-based ranks,
+    each seat's team (None: every seat for itself)."""
+
+    versions: tuple[int, ...]
+    ranks: tuple[int, ...]
+    teams: tuple[int, ...] | None = None
+
+
+def event_skills(game_id: str, matches: Iterable[Played]) -> dict[int, Skill]:
+    """The rating each version earns from these matches alone, in the order given.
+
+    Every version starts from `Skill.initial()`, whatever it did elsewhere: an event's
+    own rating, not the all-time one (which carries every earlier match, and a new
+    version's inherited start). A version seated twice keeps its last seat's result,
+    as the store does. The same matches in the same order give the same floats.
+    """
+    skills: dict[int, Skill] = {}
+    for match in matches:
+        before = [skills.get(v, Skill.initial()) for v in match.versions]
+        teams = list(match.teams) if match.teams is not None else None
+        after = rate(game_id, before, list(match.ranks), teams)
+        for version, skill in zip(match.versions, after, strict=True):
+            skills[version] = skill
+    return skills
+
+
+def pools(edges: Iterable[tuple[int, int]], members: Iterable[int]) -> list[set[int]]:
+    """The connected components of the "has played" graph: sets of versions linked by
+    matches, directly or through common opponents; largest first (then lowest id).
+
+    Ratings from different pools were never compared by any match: their numbers
+    share a starting point (mu 25), not a scale.
+
+    >>> pools([(1, 2), (3, 4), (2, 5)], [1, 2, 3, 4, 5, 6])
+    [{1, 2, 5}, {3, 4}, {6}]
+    """
+    parent: dict[int, int] = {v: v for v in members}
+
+    def root(v: int) -> int:
+        parent.setdefault(v, v)
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]  # path halving keeps the trees flat
+            v = parent[v]
+        return v
+
+    for a, b in edges:
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    found: dict[int, set[int]] = {}
+    for v in list(parent):
+        found.setdefault(root(v), set()).add(v)
+    return sorted(found.values(), key=lambda pool: (-len(pool), min(pool)))
 
 
 @functools.cache

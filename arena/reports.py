@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from arena import headtohead
+from arena import headtohead, rating
 from arena.games import load_game
 from arena.models import Match, MatchSeat, Tournament
 from arena.store import LeaderRow, Store
@@ -26,6 +26,14 @@ def score_order(game: str) -> str:
     return f"{'higher' if load_game(game).spec.higher_score_wins else 'lower'} score wins"
 
 
+#: Formats that choose opponents from the ratings as they go (a ladder, an SPRT run):
+#: there points depend on who a bot was given, so the event's own rating ranks.
+ADAPTIVE_FORMATS = frozenset({"ladder", "sprt"})
+#: What ranks a tournament's standings, by kind of schedule (`ranked_by`).
+BY_POINTS = "points per game, ties by the event's rating"
+BY_EVENT_RATING = "the event's rating (TrueSkill from a fresh start, in schedule order)"
+
+
 def leaderboard(
     store: Store,
     game: str,
@@ -33,44 +41,184 @@ def leaderboard(
     rules: int | None = None,
     latest: bool = False,
 ) -> list[dict[str, Any]]:
-    """Rank, bot, version, mu, sigma, conservative rating, games, wins, shared firsts,
-    average score, forfeits, and whether a higher or lower score wins the game.
+    """The all-time board, or a tournament's standings (`event_standings`).
+
+    All time: rank, bot, version, mu, sigma, conservative rating, games, wins, shared
+    firsts, average score, forfeits, its pool, and whether a higher or lower score
+    wins; under rules version `rules` of the game (default: the current one), ranked
+    by the conservative rating within each pool (`rating.pools`: bots linked by
+    matches; pool 1 the largest), the rank counted within the pool.
 
     `wins` are the games a bot ranked first in alone (or with its team alone);
     `shared_1st` those whose first place it shared with a rival (a tie); the two
-    make up its games ranked 1. All time: under rules version `rules` of the game
-    (default: the current one). For a tournament: its own matches, under the rules
-    it was scheduled with.
+    make up its games ranked 1.
     """
     if tournament_id is not None:
         found = store.tournament(tournament_id)
-        rules = found.game_version if found is not None else rules
+        return [] if found is None else event_standings(store, found, latest)
     if rules is None:
         rules = load_game(game).spec.version
     order = score_order(game)
-    return [
-        {
-            "rank": i + 1,
-            "bot": row.bot,
-            "version": row.version,
-            "mu": round(row.mu, 3),
-            "sigma": round(row.sigma, 3),
-            "rating": round(row.conservative, 3),
-            "games": row.games,
-            "wins": row.wins - row.shared_wins,
-            "shared_1st": row.shared_wins,
-            "avg_score": None if row.average_score is None else round(row.average_score, 3),
-            "forfeits": row.forfeits,
-            "score_order": order,
-        }
-        for i, row in enumerate(_board(store, game, rules, tournament_id, latest))
+    rows = _board(store, game, rules, latest)
+    pool_of = _pool_numbers(store, game, rules, rows)
+    rows.sort(key=lambda r: pool_of[r.bot_version_id])  # stable: by rating within a pool
+    ranks: dict[int, int] = {}
+    board = []
+    for row in rows:
+        pool = pool_of[row.bot_version_id]
+        ranks[pool] = ranks.get(pool, 0) + 1
+        board.append(
+            {
+                "rank": ranks[pool],
+                "bot": row.bot,
+                "version": row.version,
+                "mu": round(row.mu, 3),
+                "sigma": round(row.sigma, 3),
+                "rating": round(row.conservative, 3),
+                **_tail(row),
+                "pool": pool,
+                "score_order": order,
+            }
+        )
+    return board
+
+
+def _tail(row: LeaderRow) -> dict[str, Any]:
+    """Games, wins alone, shared firsts, average score, forfeits."""
+    return {
+        "games": row.games,
+        "wins": row.wins - row.shared_wins,
+        "shared_1st": row.shared_wins,
+        "avg_score": None if row.average_score is None else round(row.average_score, 3),
+        "forfeits": row.forfeits,
+    }
+
+
+def _pool_numbers(store: Store, game: str, rules: int, rows: list[LeaderRow]) -> dict[int, int]:
+    """Version -> its pool's number (1: the largest) among the board's versions.
+
+    Versions left off the board (older ones, with --latest) still link the others."""
+    shown = {r.bot_version_id for r in rows}
+    found = rating.pools(store.opponents(game, rules), shown)
+    numbered = [pool & shown for pool in found if pool & shown]
+    numbered.sort(key=lambda pool: -len(pool))  # stable: ties keep the lowest id first
+    return {v: number for number, pool in enumerate(numbered, start=1) for v in pool}
+
+
+def ranked_by(tournament: Tournament) -> str:
+    """What orders a tournament's standings (documented in README, "Standings")."""
+    return BY_EVENT_RATING if tournament.format in ADAPTIVE_FORMATS else BY_POINTS
+
+
+def event_standings(
+    store: Store, tournament: Tournament, latest: bool = False
+) -> list[dict[str, Any]]:
+    """A tournament's standings from its own matches alone.
+
+    Per version: points (each counted game is worth 1 for finishing ahead of every
+    rival, ½ per rival tied: a 2-player game's 1, ½, 0), points as a share of the games
+    (`points_pct`), games, wins, shared firsts, the event's rating (`rating`, `mu`,
+    `sigma`: `rating.event_skills` from a fresh start over the event's rated matches
+    in schedule order), the all-time rating beside it (`all_time`, never deciding),
+    average score and forfeits. Ranked as `ranked_by` says; the same matches give the
+    same standings however many workers played them.
+    """
+    game, rules, tid = tournament.game, tournament.game_version, tournament.id or 0
+    seats = store.seat_rows(tournament_id=tid)
+    played, points = _event_matches(store, seats)
+    skills = rating.event_skills(game, played)
+    all_time = {r.bot_version_id: r.mu - 3 * r.sigma for r in store.ratings(game, rules)}
+    rows = _board(store, game, rules, latest, tid)
+    order, rule = score_order(game), ranked_by(tournament)
+    board = []
+    for row in rows:
+        skill = skills.get(row.bot_version_id, rating.Skill.initial())
+        total = points.get(row.bot_version_id, 0.0)
+        found = all_time.get(row.bot_version_id)
+        board.append(
+            {
+                "bot": row.bot,
+                "version": row.version,
+                "points": round(total, 2),
+                "points_pct": round(100 * total / row.games, 1) if row.games else None,
+                "rating": round(skill.conservative, 3),
+                "mu": round(skill.mu, 3),
+                "sigma": round(skill.sigma, 3),
+                "all_time": None if found is None else round(found, 3),
+                **_tail(row),
+                "score_order": order,
+                "ranked_by": rule,
+            }
+        )
+    board.sort(key=_event_key(rule, skills))
+    return [{"rank": i + 1, **row} for i, row in enumerate(board)]
+
+
+def _event_key(rule: str, skills: dict[int, rating.Skill]) -> Any:
+    """The sort key of an event's rows: points per game (none last) then the event's
+    rating, or the rating alone; then the name, so that nothing is left to chance."""
+
+    def key(row: dict[str, Any]) -> tuple[Any, ...]:
+        pct = row["points_pct"]
+        points = () if rule == BY_EVENT_RATING else (pct is None, -(pct or 0.0))
+        return (*points, -row["rating"], row["bot"], row["version"])
+
+    return key
+
+
+def _event_matches(
+    store: Store, seats: list[tuple[Match, MatchSeat]]
+) -> tuple[list[rating.Played], dict[int, float]]:
+    """An event's rated matches in schedule order (for `rating.event_skills`) and each
+    version's points, from its recorded seats (in schedule order)."""
+    teams_of = headtohead.teams_of(store)
+    by_match: dict[int, tuple[Match, list[MatchSeat]]] = {}
+    for match, seat in seats:
+        by_match.setdefault(match.id or 0, (match, []))[1].append(seat)
+    played: list[rating.Played] = []
+    points: dict[int, float] = {}
+    for match, group in by_match.values():
+        if match.status == "platform-error":
+            continue  # void: neither rated nor counted
+        n = len(group)
+        ranks = tuple(s.rank or n for s in group)  # as the runner rates: no rank is last
+        teams = teams_of(match, n)
+        if all(s.mu_after is not None for s in group):
+            played.append(rating.Played(tuple(s.bot_version_id for s in group), ranks, teams))
+        for i, seat in enumerate(group):
+            if seat.score is not None:  # a counted game (`store._seat_stats`)
+                points[seat.bot_version_id] = points.get(seat.bot_version_id, 0.0) + _points(
+                    i, ranks, teams
+                )
+    return played, points
+
+
+def _points(seat: int, ranks: tuple[int, ...], teams: tuple[int, ...] | None) -> float:
+    """A seat's points in one match: the share of its rivals it finished ahead of, a tie
+    counting half; teammates are not rivals.
+
+    >>> _points(0, (1, 2), None), _points(1, (1, 1, 3), None)
+    (1.0, 0.75)
+    >>> _points(0, (1, 2, 1, 2), (0, 1, 0, 1))
+    1.0
+    """
+    rivals = [
+        r
+        for other, r in enumerate(ranks)
+        if other != seat and (teams is None or teams[other] != teams[seat])
     ]
+    if not rivals:
+        return 0.0
+    mine = ranks[seat]
+    return sum(1.0 if mine < r else 0.5 if mine == r else 0.0 for r in rivals) / len(rivals)
 
 
 def _board(
-    store: Store, game: str, rules: int, tournament_id: int | None, latest: bool
+    store: Store, game: str, rules: int, latest: bool, tournament_id: int | None = None
 ) -> list[LeaderRow]:
-    """The store's leaderboard; `latest`: only each bot's newest version on it.
+    """The store's leaderboard rows (the all-time one, or a tournament's counters);
+    `latest`: only each bot's newest version on it that is not retired (a retired bot
+    is not in the field any more: left out).
 
     Versions are rated apart (a new one starts from its predecessor's rating,
     `rating.inherited`), so a bot has a row per version unless `latest`.
@@ -317,7 +465,8 @@ def tournament_details(store: Store, tournament_id: int) -> dict[str, Any] | Non
             for m in store.void_match_rows(tournament_id)
         ],
         "score_order": score_order(t.game),
-        "standings": leaderboard(store, t.game, tournament_id),
+        "ranked_by": ranked_by(t),
+        "standings": event_standings(store, t),
         "head_to_head": headtohead.table_for_tournament(store, tournament_id),
         "forfeits": dict(sorted(forfeits.items())),
     }

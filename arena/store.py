@@ -958,6 +958,34 @@ class Store:
             rows = [_leader_row(*found) for found in s.execute(query)]
         return sorted(rows, key=lambda r: (-r.conservative, r.bot, r.version))
 
+    def opponents(self, game: str, rules: int) -> list[tuple[int, int]]:
+        """Edges of the "has played" graph at a game's rules version: (version, the
+        lowest version in a rated match it played); enough to join everyone a match
+        links. One aggregated read of the rated seats (`rating.pools`)."""
+        rated = and_(
+            col(Match.game) == game,
+            col(Match.game_version) == rules,
+            col(MatchSeat.mu_after).is_not(None),
+        )
+        lowest = (
+            select_columns(
+                col(MatchSeat.match_id).label("match_id"),
+                func.min(MatchSeat.bot_version_id).label("lowest"),
+            )
+            .join(Match, col(Match.id) == col(MatchSeat.match_id))
+            .where(rated)
+            .group_by(col(MatchSeat.match_id))
+            .subquery()
+        )
+        query = (
+            select_columns(col(MatchSeat.bot_version_id), lowest.c.lowest)
+            .join(lowest, lowest.c.match_id == col(MatchSeat.match_id))
+            .where(col(MatchSeat.mu_after).is_not(None))
+            .distinct()
+        )
+        with self.read() as s:
+            return [(int(a), int(b)) for a, b in s.execute(query).all()]
+
     def seat_statistics(
         self, game: str, rules: int, tournament_id: int | None = None
     ) -> dict[int, dict[str, Any]]:

@@ -48,8 +48,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from arena.cli.common import home, open_store, out, print_rows
+from arena.cli.common import home, open_store, out
 from arena.cli.errors import err, reports_errors
+from arena.cli.leaderboard import print_standings
 from arena.cli.safe import text
 from arena.cli.tournament import play
 from arena.games import all_games
@@ -180,4 +181,4 @@ def run(
     tournament_id = runner.create(store, home(), settings)
     play(store, tournament_id, workers, False, True, quiet=False)
     rows = reports.leaderboard(store, game_id, tournament_id)
-    print_rows(rows, f"{settings.name}: tournament {tournament_id}")
+    print_standings(rows, f"{settings.name}: tournament {tournament_id}")

@@ -6,9 +6,9 @@ from typing import Annotated, Any
 
 import typer
 
-from arena.cli.common import echo_json, home, open_store, print_rows
+from arena.cli.common import echo_json, home, open_store
 from arena.cli.errors import UserError, err, reports_errors
-from arena.cli.tables import STANDINGS_DROP
+from arena.cli.leaderboard import print_standings
 from arena.cli.tournament import ExecutorOption, play
 
 app = typer.Typer(
@@ -91,5 +91,4 @@ def run(
     if as_json:
         echo_json(rows)
         return
-    columns = [c for c in rows[0] if c != "score_order"] if rows else None
-    print_rows(rows, f"ladder {tournament_id} standings", columns, drop=STANDINGS_DROP)
+    print_standings(rows, f"ladder {tournament_id} standings, ranked by {reports.BY_EVENT_RATING}")

@@ -1,15 +1,67 @@
-"""`arena leaderboard GAME`: TrueSkill standings, sorted by mu - 3 sigma."""
+"""`arena leaderboard GAME`: TrueSkill standings, sorted by mu - 3 sigma within each pool;
+with --tournament, that tournament's standings from its matches alone."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from arena.cli.common import echo_json, open_store, print_rows
+from arena.cli.common import echo_json, open_store, out, print_rows
 from arena.cli.errors import UserError, reports_errors
+from arena.cli.safe import text
 from arena.cli.tables import STANDINGS_DROP
 from arena.games import load_game
+
+#: What a tournament's standings leave out first when they do not fit: the share of
+#: points (what ranks), the event's rating, the all-time one and the wins stay.
+EVENT_DROP = ("shared_1st", "avg_score", "sigma", "mu", "version", "forfeits", "points", "games")
+#: Row keys that a table says once, in its title or a note, not in every row.
+NOT_COLUMNS = ("score_order", "ranked_by", "pool", "retired")
+TopOption = Annotated[
+    int | None,
+    typer.Option("--top", min=1, help="Only the first N rows (of each pool, all time)."),
+]
+
+
+def columns_of(rows: list[dict[str, Any]]) -> list[str] | None:
+    return [c for c in rows[0] if c not in NOT_COLUMNS] if rows else None
+
+
+def print_standings(rows: list[dict[str, Any]], title: str, top: int | None = None) -> None:
+    """A tournament's standings (`reports.event_standings`), the first `top` rows."""
+    print_rows(rows[:top], title, columns_of(rows), drop=EVENT_DROP)
+    _cut_note(len(rows), top)
+
+
+def print_board(rows: list[dict[str, Any]], title: str, top: int | None = None) -> None:
+    """The all-time board: one table, or one per pool when some bots never met."""
+    pools: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        pools.setdefault(row["pool"], []).append(row)
+    if len(pools) <= 1:
+        print_rows(rows[:top], title, columns_of(rows), drop=STANDINGS_DROP)
+        _cut_note(len(rows), top)
+        return
+    out.print(text(title))
+    for number, found in pools.items():
+        heading = f"pool {number} of {len(pools)}: {len(found)} bot versions"
+        print_rows(found[:top], heading, columns_of(found), drop=STANDINGS_DROP)
+        _cut_note(len(found), top)
+    out.print(
+        text(
+            (
+                f"{len(pools)} pools: bots in different pools never met, directly or through"
+                " common opponents, so their ratings do not compare (README, Leaderboards)",
+                "yellow",
+            )
+        )
+    )
+
+
+def _cut_note(total: int, top: int | None) -> None:
+    if top is not None and total > top:
+        out.print(text((f"(the first {top} of {total} rows: --top {top})", "dim")))
 
 
 @reports_errors
@@ -26,6 +78,7 @@ def leaderboard(
     latest: Annotated[
         bool, typer.Option("--latest", help="One row per bot: its newest version.")
     ] = False,
+    top: TopOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
     """Rank, bot, version, mu, sigma, rating (mu - 3 sigma), games, wins, shared 1st,
@@ -34,7 +87,10 @@ def leaderboard(
     `wins` counts first places alone, `shared 1st` first places tied with a rival;
     the title says whether a higher or a lower score wins the game. Ratings are kept
     per rules version of a game: a rules change starts every bot afresh. The board is
-    the current version's unless --rules-version says otherwise.
+    the current version's unless --rules-version says otherwise. Bots that never met,
+    directly or through common opponents, are shown as separate pools: their ratings
+    do not compare. With --tournament: that tournament's standings from its matches
+    alone (points, its own rating; the all-time rating beside them).
     """
     from arena import reports
 
@@ -44,6 +100,7 @@ def leaderboard(
             f"{game} has rules versions 1 to {current}, not {rules_version} (--rules-version)"
         )
     store = open_store()
+    found = None
     if tournament is not None:
         found = store.tournament(tournament)
         if found is None:
@@ -59,11 +116,21 @@ def leaderboard(
     if tournament is None:
         rows = reports.mark_retired(store, rows)
     if as_json:
-        echo_json(rows)
+        echo_json(_first(rows, top))
         return
     rules = rules_version or current
     title = f"{game} (rules v{rules}) leaderboard ({reports.score_order(game)})"
-    columns = [c for c in rows[0] if c not in ("score_order", "retired")] if rows else None
+    if found is not None:
+        rule = reports.ranked_by(found)
+        print_standings(rows, f"tournament {tournament} {title}, ranked by {rule}", top)
+        return
     # a retired bot stays on the board (its matches rated the others): marked by its name
     rows = [{**r, "bot": f"{r['bot']} (retired)"} if r.get("retired") else r for r in rows]
-    print_rows(rows, title, columns, drop=STANDINGS_DROP)
+    print_board(rows, title, top)
+
+
+def _first(rows: list[dict[str, Any]], top: int | None) -> list[dict[str, Any]]:
+    """The first `top` rows of each pool (a tournament's standings are one pool)."""
+    if top is None:
+        return rows
+    return [row for row in rows if row["rank"] <= top]

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.cli.common import echo_json, home, open_store, out, print_rows
 from arena.cli.errors import INTERRUPTED, UserError, err, fail, reports_errors
 from arena.cli.safe import text
-from arena.cli.tables import HEAD_TO_HEAD_DROP, STANDINGS_DROP
+from arena.cli.tables import HEAD_TO_HEAD_DROP
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
     from arena.store import Store
@@ -89,15 +89,37 @@ def play(
     return time.monotonic() - began
 
 
-def show_summary(store: Store, tournament_id: int, as_json: bool) -> None:
+#: Head-to-head rows a summary shows unless asked for every pair: the pairs among the
+#: standings' top bots, as many bots as keep them within this (6 bots: 15 pairs).
+SHOWN_PAIRS = 15
+TopOption = Annotated[
+    int | None,
+    typer.Option(
+        "--top", min=1, help="Only the first N of the standings, and the head to head among them."
+    ),
+]
+AllPairsOption = Annotated[
+    bool,
+    typer.Option(
+        "--all-pairs",
+        help=f"Every head-to-head pair (default: those among the top bots, at most"
+        f" {SHOWN_PAIRS} unless --top; --json has every pair).",
+    ),
+]
+
+
+def show_summary(
+    store: Store, tournament_id: int, as_json: bool, top: int | None = None, all_pairs: bool = False
+) -> None:
     """Print a tournament's status, standings, head-to-head and forfeits."""
     from arena import reports
+    from arena.cli.leaderboard import print_standings
 
     details = reports.tournament_details(store, tournament_id)
     if details is None:
         raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
     if as_json:
-        echo_json(details)
+        echo_json({**details, "standings": details["standings"][:top]})
         return
     out.print(
         text(
@@ -107,19 +129,9 @@ def show_summary(store: Store, tournament_id: int, as_json: bool) -> None:
         )
     )
     standings = details["standings"]
-    print_rows(
-        standings,
-        f"standings ({details['score_order']})",
-        [c for c in standings[0] if c != "score_order"] if standings else None,
-        drop=STANDINGS_DROP,
-    )
-    from arena import headtohead
-
-    print_rows(
-        [headtohead.display(row) for row in details["head_to_head"]],
-        "head to head, pairwise (score rate and Elo, 95 % intervals)",
-        drop=HEAD_TO_HEAD_DROP,
-    )
+    title = f"standings ({details['score_order']}), ranked by {details['ranked_by']}"
+    print_standings(standings, title, top)
+    _print_head_to_head(details, top, all_pairs)
     if details["forfeits"]:
         out.print(text("forfeits: ", ", ".join(f"{k} {v}" for k, v in details["forfeits"].items())))
     if details["platform_errors"]:
@@ -127,6 +139,31 @@ def show_summary(store: Store, tournament_id: int, as_json: bool) -> None:
         print_rows(details["void_matches"], "void matches (never rated)")
     hint = f"arena tournament show {tournament_id} --matches"
     out.print(text((f"every match, for `arena replay html --match ID`: {hint}", "dim")))
+
+
+def _print_head_to_head(details: dict[str, Any], top: int | None, all_pairs: bool) -> None:
+    """The pairs among the standings' top bots (`headtohead.among`), best placed first."""
+    from arena import headtohead
+
+    order = [f"{row['bot']} v{row['version']}" for row in details["standings"]]
+    pairs = details["head_to_head"]
+    bots = len(order) if all_pairs else top or headtohead.bots_for(SHOWN_PAIRS)
+    shown = headtohead.among(pairs, order, bots)
+    print_rows(
+        [headtohead.display(row) for row in shown],
+        "head to head, pairwise (score rate and Elo, 95 % intervals)",
+        drop=HEAD_TO_HEAD_DROP,
+    )
+    if len(shown) < len(pairs):
+        out.print(
+            text(
+                (
+                    f"(the {len(shown)} pairs among the top {min(bots, len(order))} of the"
+                    f" standings, of {len(pairs)}: --all-pairs shows every pair)",
+                    "dim",
+                )
+            )
+        )
 
 
 @app.command()
@@ -168,6 +205,8 @@ def run(
     ] = False,
     no_pin: Annotated[bool, typer.Option("--no-pin", help="Do not pin workers to cores.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    top: TopOption = None,
+    all_pairs: AllPairsOption = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Schedule a tournament (file and/or flags), play it, and show the standings."""
@@ -210,7 +249,7 @@ def run(
         settings.executor,
     )
     err.print(f"finished in {seconds:.1f} s")
-    show_summary(store, tournament_id, as_json)
+    show_summary(store, tournament_id, as_json, top, all_pairs)
 
 
 @app.command()
@@ -229,6 +268,8 @@ def resume(
         bool | None, typer.Option("--pin/--no-pin", help="Default: as it was run.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q")] = False,
+    top: TopOption = None,
+    all_pairs: AllPairsOption = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Finish an interrupted tournament: play exactly the matches not yet recorded.
@@ -247,7 +288,7 @@ def resume(
     done, total = runner.counts(store, tournament_id)
     if tournament.status == "finished" and done == total:  # no bar of "0.0 matches/s"
         err.print(f"tournament {tournament_id} is finished: nothing to resume")
-        show_summary(store, tournament_id, as_json)
+        show_summary(store, tournament_id, as_json, top, all_pairs)
         return
     from arena.tournament.paired import SPRT_FORMAT
 
@@ -266,7 +307,7 @@ def resume(
         quiet,
         check_name(executor or str(stored.get("executor", LOCAL))),
     )
-    show_summary(store, tournament_id, as_json)
+    show_summary(store, tournament_id, as_json, top, all_pairs)
 
 
 @app.command("list")
@@ -291,11 +332,16 @@ def show(
             help="List every recorded match instead (its id for `arena replay html --match`).",
         ),
     ] = False,
+    top: TopOption = None,
+    all_pairs: AllPairsOption = False,
 ) -> None:
     """Status, matches played of scheduled, standings, head-to-head, forfeits by reason,
-    void matches with their reason; with --matches every recorded match."""
+    void matches with their reason; with --matches every recorded match.
+
+    The standings come from this tournament's matches alone: ranked by points per
+    game (a ladder's by its own rating), with the all-time rating beside them."""
     if not matches:
-        show_summary(open_store(), tournament_id, as_json)
+        show_summary(open_store(), tournament_id, as_json, top, all_pairs)
         return
     from arena import reports
 

@@ -1,0 +1,85 @@
+"""The 20-bot example of issue 31 (items 1 and 11), in a throw-away home.
+
+Copies of the bundled `random` and `first-legal` bots under 20 names; five random
+copies first play a long round robin of their own (10 deals per pairing: their
+all-time ratings settle near 25 with a small sigma), then all 20 play a Take That
+round robin. Prints, for the 20-bot event, each bot's wins there with its
+place in `arena tournament show` and in `arena leaderboard --tournament`, how many
+places disagree with the order of the event's points, and how many lines the
+head-to-head part of `tournament show` prints.
+
+    .venv/bin/python scripts/standings_example.py [--rounds 2] [--arena "python -m arena"]
+
+`--arena` runs another checkout (e.g. `env PYTHONPATH=/tmp/before python -m arena`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=2, help="deals per pairing")
+    parser.add_argument("--arena", default=f"{sys.executable} -m arena")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as home:
+        arena = [*shlex.split(args.arena), "--home", home]
+        names = [f"{kind}-{i:02d}" for i in range(1, 11) for kind in ("rnd", "fl")]
+        for name in names:
+            bundled = "random" if name.startswith("rnd") else "first-legal"
+            call(arena, "bot", "submit", bundled, "--name", name)
+        run(arena, [n for n in names if n.startswith("rnd")][:5], 10, seed=1)
+        event = run(arena, names, args.rounds, seed=2)
+        report(arena, event)
+
+
+def call(arena: list[str], *argv: str, width: int = 80) -> str:
+    env = {**os.environ, "COLUMNS": str(width)}
+    # run elsewhere than a checkout: `python -m` puts the working directory first on sys.path
+    done = subprocess.run(
+        [*arena, *argv], capture_output=True, text=True, env=env, check=False, cwd="/"
+    )
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(argv)}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def run(arena: list[str], names: list[str], rounds: int, seed: int) -> int:
+    argv = ["tournament", "run", "--game", "take-that", "--bots", ",".join(names)]
+    shown = call(arena, *argv, "--rounds", str(rounds), "--seed", str(seed), "-q", "--json")
+    return int(json.loads(shown)["id"])
+
+
+def report(arena: list[str], event: int) -> None:
+    details = json.loads(call(arena, "tournament", "show", str(event), "--json"))
+    board = json.loads(
+        call(arena, "leaderboard", "take-that", "--tournament", str(event), "--json")
+    )
+    by_points = sorted(details["standings"], key=lambda r: -r["wins"])
+    place = {r["bot"]: i + 1 for i, r in enumerate(by_points)}
+    print(f"event {event}: {details['played']} matches; bot, wins, place by wins, show, board")
+    shown_rank = {r["bot"]: r["rank"] for r in details["standings"]}
+    board_rank = {r["bot"]: r["rank"] for r in board}
+    for row in by_points:
+        bot = row["bot"]
+        print(f"  {bot:7} {row['wins']:3} {place[bot]:3} {shown_rank[bot]:3} {board_rank[bot]:3}")
+    moved = sum(1 for bot in place if abs(shown_rank[bot] - place[bot]) > 2)
+    print(f"places off by more than 2 from the order of wins: {moved} of {len(place)}")
+    text = call(arena, "tournament", "show", str(event))
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("head to head"))
+    pairs = [line for line in lines[start:] if " v1 " in f"{line} "]
+    print(f"tournament show: {len(lines)} lines, {len(pairs)} head-to-head rows")
+    Path(os.environ.get("STANDINGS_OUT", "/dev/null")).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
