@@ -203,3 +203,60 @@ def test_the_all_time_board_shows_pools_that_never_met(tmp_path: Path) -> None:
 def test_pools_are_the_components_of_the_has_played_graph() -> None:
     assert rating.pools([], [3, 1]) == [{1}, {3}]
     assert rating.pools([(5, 1), (2, 3), (1, 4)], [1, 2, 3, 4, 5]) == [{1, 4, 5}, {2, 3}]
+
+
+@pytest.fixture(scope="module")
+def crowd(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real 8-bot Take That round robin (28 pairs): bundled random and first-legal
+    under eight names, one deal per pairing."""
+    home = tmp_path_factory.mktemp("crowd")
+    names = [f"{kind}-{i}" for i in range(4) for kind in ("rnd", "fl")]
+    for name in names:
+        arena(home, "bot", "submit", "random" if name[0] == "r" else "first-legal", "--name", name)
+    argv = ["tournament", "run", "--game", GAME, "--bots", ",".join(names), "--deals", "1"]
+    arena(home, *argv, "--seed", "3", "--workers", "1", "-q")
+    return home
+
+
+def head_to_head_rows(shown: str) -> list[str]:
+    """The head-to-head table's rows: the lines naming two bot versions."""
+    part = shown.split("head to head")[1]
+    return [line for line in part.splitlines() if len(re.findall(r"\bv1\b", line)) == 2]
+
+
+def test_a_summary_of_many_bots_shows_the_leaders_pairs_unless_asked_for_all(
+    crowd: Path,
+) -> None:
+    details = json.loads(arena(crowd, "tournament", "show", "1", "--json").stdout)
+    assert len(details["head_to_head"]) == 28  # JSON: every pair
+    order = [f"{r['bot']} v1" for r in details["standings"]]
+    for width in (80, 200):
+        shown = arena(crowd, "tournament", "show", "1", width=width).stdout
+        rows = head_to_head_rows(shown)
+        assert len(rows) == 15  # the pairs among the top 6
+        assert not any(order[6] in row or order[7] in row for row in rows)
+        assert "--all-pairs shows every pair" in re.sub(r"\s+", " ", shown)
+        assert all(len(line) <= width for line in shown.splitlines())
+    every = arena(crowd, "tournament", "show", "1", "--all-pairs").stdout
+    assert len(head_to_head_rows(every)) == 28 and "--all-pairs shows" not in every
+    top = arena(crowd, "tournament", "show", "1", "--top", "3").stdout
+    assert len(head_to_head_rows(top)) == 3  # the pairs among the top 3
+    standings = top.split("head to head")[0]
+    assert names_in_order(standings, [r["bot"] for r in details["standings"]]) == [
+        r["bot"] for r in details["standings"][:3]
+    ]
+
+
+def test_top_n_bounds_the_boards(crowd: Path) -> None:
+    board = json.loads(arena(crowd, "leaderboard", GAME, "--json", "--top", "3").stdout)
+    assert [r["rank"] for r in board] == [1, 2, 3]
+    table = arena(crowd, "leaderboard", GAME, "--top", "3").stdout
+    assert "the first 3 of 8 rows" in table
+    event = json.loads(
+        arena(crowd, "leaderboard", GAME, "--tournament", "1", "--top", "2", "--json").stdout
+    )
+    assert [r["rank"] for r in event] == [1, 2]
+    shown = json.loads(arena(crowd, "tournament", "show", "1", "--top", "4", "--json").stdout)
+    assert len(shown["standings"]) == 4
+    refused = cli.invoke(app, ["--home", str(crowd), "leaderboard", GAME, "--top", "0"])
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
