@@ -208,14 +208,20 @@ def _row(first: str, second: str, record: Record) -> dict[str, Any]:
 
 
 def table(
-    store: Store, game: str, tournament_id: int | None = None, rules: int | None = None
+    store: Store,
+    game: str,
+    tournament_id: int | None = None,
+    rules: int | None = None,
+    seats: list[tuple[Match, MatchSeat]] | None = None,
 ) -> list[dict[str, Any]]:
     """Every pair of bot versions that met at `game` (in one tournament, or in all
     recorded matches under the current rules), one row each, from the side of the
-    one that scored at least half."""
+    one that scored at least half. `seats`: those recorded seats, already read."""
     if rules is None:
         rules = load_game(game).spec.version
-    rows = _current(store.seat_rows(game=game, tournament_id=tournament_id), rules)
+    if seats is None:
+        seats = store.seat_rows(game=game, tournament_id=tournament_id)
+    rows = _current(seats, rules)
     names = store.version_names()
     label = {v: f"{n} v{k}" for v, (n, k) in names.items()}
     records = pairwise(rows, teams_of(store))
@@ -223,13 +229,15 @@ def table(
     return sorted(result, key=lambda r: (r["bot"], r["opponent"]))
 
 
-def table_for_tournament(store: Store, tournament_id: int) -> list[dict[str, Any]]:
+def table_for_tournament(
+    store: Store, tournament_id: int, seats: list[tuple[Match, MatchSeat]] | None = None
+) -> list[dict[str, Any]]:
     """`table` of one tournament's matches (under the rules it was scheduled with);
-    empty for an unknown tournament."""
+    empty for an unknown tournament. `seats`: its recorded seats, already read."""
     found = store.tournament(tournament_id)
     if found is None:
         return []
-    return table(store, found.game, tournament_id, found.game_version)
+    return table(store, found.game, tournament_id, found.game_version, seats)
 
 
 def bots_for(pairs: int) -> int:

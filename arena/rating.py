@@ -14,6 +14,7 @@ import functools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import trueskill
 
@@ -99,9 +100,13 @@ def event_skills(game_id: str, matches: Iterable[Played]) -> dict[int, Skill]:
     return skills
 
 
-def pools(edges: Iterable[tuple[int, int]], members: Iterable[int]) -> list[set[int]]:
+Node = TypeVar("Node", int, tuple[str, int])
+
+
+def pools(edges: Iterable[tuple[Node, Node]], members: Iterable[Node]) -> list[set[Node]]:
     """The connected components of the "has played" graph: sets of versions linked by
-    matches, directly or through common opponents; largest first (then lowest id).
+    matches (or by the events they played in), directly or through common opponents;
+    largest first (then lowest node).
 
     Ratings from different pools were never compared by any match: their numbers
     share a starting point (mu 25), not a scale.
@@ -109,9 +114,9 @@ def pools(edges: Iterable[tuple[int, int]], members: Iterable[int]) -> list[set[
     >>> pools([(1, 2), (3, 4), (2, 5)], [1, 2, 3, 4, 5, 6])
     [{1, 2, 5}, {3, 4}, {6}]
     """
-    parent: dict[int, int] = {v: v for v in members}
+    parent: dict[Node, Node] = {v: v for v in members}
 
-    def root(v: int) -> int:
+    def root(v: Node) -> Node:
         parent.setdefault(v, v)
         while parent[v] != v:
             parent[v] = parent[parent[v]]  # path halving keeps the trees flat
@@ -122,7 +127,7 @@ def pools(edges: Iterable[tuple[int, int]], members: Iterable[int]) -> list[set[
         ra, rb = root(a), root(b)
         if ra != rb:
             parent[max(ra, rb)] = min(ra, rb)
-    found: dict[int, set[int]] = {}
+    found: dict[Node, set[Node]] = {}
     for v in list(parent):
         found.setdefault(root(v), set()).add(v)
     return sorted(found.values(), key=lambda pool: (-len(pool), min(pool)))

@@ -3,8 +3,10 @@
 The CLI prints these as tables or, with --json, as they are; no SQL here
 (the store answers the queries, aggregated in the database or, for the all-time
 leaderboard and `bot show`, from counters kept on the rating rows; never reading
-a replay) and no terminal output. Ratings and leaderboards are per rules version
-of a game: the current one unless asked for another.
+a replay) and no terminal output. A tournament's standings are computed here from
+its seats (`event_standings`: points and its own rating from a fresh start), and
+the all-time board's pools from who played whom (`rating.pools`). Ratings and
+leaderboards are per rules version of a game: the current one unless asked for another.
 """
 
 from __future__ import annotations
@@ -99,7 +101,10 @@ def _pool_numbers(store: Store, game: str, rules: int, rows: list[LeaderRow]) ->
 
     Versions left off the board (older ones, with --latest) still link the others."""
     shown = {r.bot_version_id for r in rows}
-    found = rating.pools(store.opponents(game, rules), shown)
+    # the graph's nodes are versions and tournaments: a tournament joins who played in it
+    edges = [(("t", t), ("v", v)) for t, v in store.opponents(game, rules)]
+    linked = rating.pools(edges, [("v", v) for v in shown])
+    found = [{v for kind, v in pool if kind == "v"} for pool in linked]
     numbered = [pool & shown for pool in found if pool & shown]
     numbered.sort(key=lambda pool: -len(pool))  # stable: ties keep the lowest id first
     return {v: number for number, pool in enumerate(numbered, start=1) for v in pool}
@@ -111,7 +116,10 @@ def ranked_by(tournament: Tournament) -> str:
 
 
 def event_standings(
-    store: Store, tournament: Tournament, latest: bool = False
+    store: Store,
+    tournament: Tournament,
+    latest: bool = False,
+    seats: list[tuple[Match, MatchSeat]] | None = None,
 ) -> list[dict[str, Any]]:
     """A tournament's standings from its own matches alone.
 
@@ -124,7 +132,8 @@ def event_standings(
     same standings however many workers played them.
     """
     game, rules, tid = tournament.game, tournament.game_version, tournament.id or 0
-    seats = store.seat_rows(tournament_id=tid)
+    if seats is None:  # `tournament_details` reads them once for this and the head to head
+        seats = store.seat_rows(tournament_id=tid)
     played, points = _event_matches(store, seats)
     skills = rating.event_skills(game, played)
     all_time = {r.bot_version_id: r.mu - 3 * r.sigma for r in store.ratings(game, rules)}
@@ -441,6 +450,7 @@ def tournament_details(store: Store, tournament_id: int) -> dict[str, Any] | Non
     names = store.version_names()
     label = {v: f"{n} v{k}" for v, (n, k) in names.items()}
     forfeits = {k: n for k, n in store.seat_statuses(tournament_id).items() if k != "ok"}
+    seats = store.seat_rows(tournament_id=tournament_id)
     return {
         "id": t.id,
         "name": t.name,
@@ -466,8 +476,8 @@ def tournament_details(store: Store, tournament_id: int) -> dict[str, Any] | Non
         ],
         "score_order": score_order(t.game),
         "ranked_by": ranked_by(t),
-        "standings": event_standings(store, t),
-        "head_to_head": headtohead.table_for_tournament(store, tournament_id),
+        "standings": event_standings(store, t, seats=seats),
+        "head_to_head": headtohead.table_for_tournament(store, tournament_id, seats),
         "forfeits": dict(sorted(forfeits.items())),
     }
 

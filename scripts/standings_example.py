@@ -3,10 +3,10 @@
 Copies of the bundled `random` and `first-legal` bots under 20 names; five random
 copies first play a long round robin of their own (10 deals per pairing: their
 all-time ratings settle near 25 with a small sigma), then all 20 play a Take That
-round robin. Prints, for the 20-bot event, each bot's wins there with its
-place in `arena tournament show` and in `arena leaderboard --tournament`, how many
-places disagree with the order of the event's points, and how many lines the
-head-to-head part of `tournament show` prints.
+round robin. Prints, for the 20-bot event, each bot's points and wins there
+with its place in `arena tournament show` and in `arena leaderboard --tournament`, how
+many pairs of bots those rank against the event's points, and how many lines `tournament
+show` prints at 80 columns (and how many head-to-head rows).
 
     .venv/bin/python scripts/standings_example.py [--rounds 2] [--arena "python -m arena"]
 
@@ -63,22 +63,41 @@ def report(arena: list[str], event: int) -> None:
     board = json.loads(
         call(arena, "leaderboard", "take-that", "--tournament", str(event), "--json")
     )
-    by_points = sorted(details["standings"], key=lambda r: -r["wins"])
-    place = {r["bot"]: i + 1 for i, r in enumerate(by_points)}
-    print(f"event {event}: {details['played']} matches; bot, wins, place by wins, show, board")
+    points = event_points(details["head_to_head"])
+    print(f"event {event}: {details['played']} matches")
+    print("  bot     points  wins  tournament-show  leaderboard-tournament")
+    for name, rows in (("tournament show", details["standings"]), ("leaderboard", board)):
+        order = [r["bot"] for r in rows]
+        wrong = sum(
+            1
+            for i, a in enumerate(order)
+            for b in order[i + 1 :]
+            if points[f"{a} v1"] < points[f"{b} v1"]
+        )
+        print(f"{name}: {wrong} pairs of bots ranked against the event's points")
     shown_rank = {r["bot"]: r["rank"] for r in details["standings"]}
     board_rank = {r["bot"]: r["rank"] for r in board}
-    for row in by_points:
-        bot = row["bot"]
-        print(f"  {bot:7} {row['wins']:3} {place[bot]:3} {shown_rank[bot]:3} {board_rank[bot]:3}")
-    moved = sum(1 for bot in place if abs(shown_rank[bot] - place[bot]) > 2)
-    print(f"places off by more than 2 from the order of wins: {moved} of {len(place)}")
+    wins = {r["bot"]: r["wins"] for r in details["standings"]}
+    for bot in sorted(shown_rank, key=lambda b: -points[f"{b} v1"]):
+        row = f"{points[bot + ' v1']:6.1f} {wins[bot]:5} {shown_rank[bot]:16} {board_rank[bot]:23}"
+        print(f"  {bot:7} {row}")
     text = call(arena, "tournament", "show", str(event))
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("head to head"))
-    pairs = [line for line in lines[start:] if " v1 " in f"{line} "]
-    print(f"tournament show: {len(lines)} lines, {len(pairs)} head-to-head rows")
+    pairs = [line for line in lines[start:] if line.count(" v1") >= 2]
+    print(f"tournament show at 80 columns: {len(lines)} lines, {len(pairs)} head-to-head rows")
     Path(os.environ.get("STANDINGS_OUT", "/dev/null")).write_text(text)
+
+
+def event_points(pairs: list[dict[str, object]]) -> dict[str, float]:
+    """Each bot's points in the event from its head to head (2 players: win 1, draw ½)."""
+    points: dict[str, float] = {}
+    for row in pairs:
+        wins, draws, losses = (float(row[k]) for k in ("wins", "draws", "losses"))  # type: ignore[arg-type]
+        bot, opponent = str(row["bot"]), str(row["opponent"])
+        points[bot] = points.get(bot, 0.0) + wins + draws / 2
+        points[opponent] = points.get(opponent, 0.0) + losses + draws / 2
+    return points
 
 
 if __name__ == "__main__":
