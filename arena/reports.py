@@ -302,11 +302,11 @@ def bot_details(store: Store, name: str) -> dict[str, Any] | None:
         "versions": [
             {
                 "version": v.number,
+                "status": "retired" if v.id in retired else "active",
                 "sha256": v.sha256,
                 "games": v.games,
                 "matches": played.get(v.id or 0, 0),
                 "submitted": v.created_at.isoformat(timespec="seconds"),
-                "status": "retired" if v.id in retired else "active",
             }
             for v in versions
         ],

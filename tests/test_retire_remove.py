@@ -23,6 +23,7 @@ from arena.models import Match, Tournament
 from arena.store import MatchRecord, SeatRecord, Store, TournamentCancelled
 from arena.tournament import ladder, runner
 from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.executors import ExecutorLost
 from tests.databases import BACKENDS, database_url
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -167,6 +168,7 @@ def test_a_retired_bot_keeps_its_history_and_plays_in_no_new_tournament(
     assert {r["bot"]: r["status"] for r in listed}["alpha"] == "retired"
     shown = json.loads(arena(home, url, "bot", "show", "alpha", "--json").stdout)
     assert shown["retired"] and {v["status"] for v in shown["versions"]} == {"retired"}
+    assert "retired: plays in no new tournament" in arena(home, url, "bot", "show", "alpha").stdout
 
     again = arena(home, url, "bot", "retire", "alpha")
     assert again.exit_code == 0 and "retired already" in again.stdout
@@ -349,3 +351,28 @@ def test_a_run_stops_when_another_command_cancels_its_tournament(
     assert kept >= 1 and kept + dropped == 12
     assert store.match_counts(tid) == (kept, kept)  # nothing recorded after the cancel
     assert store.tournament_status(tid) == "cancelled"
+
+
+def test_a_failed_dask_start_points_to_delete_which_removes_the_tournament(
+    store: Store, url: str, home: Path, played: dict[str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreachable(*_args: object, **_kwargs: object) -> None:
+        raise ExecutorLost("cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+
+    monkeypatch.setattr(runner, "open_executor", unreachable)
+    monkeypatch.setattr(runner.registry, "bot_ref", lambda *_args: None)  # never started
+    tid = new_tournament(store, home, "alpha", "beta")
+    with pytest.raises(ExecutorLost, match=f"or drop it: arena tournament delete {tid}"):
+        runner.run(store, tid, executor="dask://127.0.0.1:9")
+    assert store.tournament_status(tid) == "scheduled"
+    assert arena(home, url, "tournament", "delete", str(tid)).exit_code == 0
+    assert store.tournament(tid) is None
+    with pytest.raises(ExecutorLost) as raised:  # one with results may not be dropped
+        runner.run(store, half_played_id(store, played), executor="dask://127.0.0.1:9")
+    assert "delete" not in str(raised.value)
+
+
+def half_played_id(store: Store, played: dict[str, int]) -> int:
+    tid = schedule(store, [[played["alpha1"], played["beta"]], [played["beta"], played["gamma"]]])
+    play_first(store, tid)
+    return tid

@@ -117,6 +117,13 @@ def show(name: Annotated[str, typer.Argument(help="Bot name.")], as_json: JsonFl
         echo_json(details)
         return
     print_rows(details["versions"], f"{name}: versions")
+    if details["retired"]:
+        out.print(
+            text(
+                ("retired", "bold yellow"),
+                f": plays in no new tournament (arena bot reinstate {name})",
+            )
+        )
     print_rows(details["ratings"], "ratings")
     for found in details["suspensions"]:
         out.print(

@@ -373,8 +373,8 @@ def cancel(tournament_id: Annotated[int, typer.Argument(help="Tournament id.")])
     """Stop a tournament for good: scheduled, interrupted, or running (even if its run died).
 
     Its recorded matches, their ratings and replays stay; its unplayed matches are
-    dropped from the schedule and never played (a run still going stops within a
-    second, and nothing it plays after the cancel is recorded); `resume` refuses it.
+    dropped from the schedule and never played (a run still going stops after the
+    matches it is playing, none of them recorded); `resume` refuses it.
     """
     store = open_store()
     kept, dropped = _refusals(lambda: store.cancel_tournament(tournament_id))

@@ -289,7 +289,11 @@ def run(
             pool = open_executor(executor, workers, reuse=reuse, pin=pin_workers)
         except ExecutorLost as error:
             hint = f"arena tournament resume {tournament_id} --executor ..."
-            raise ExecutorLost(f"{error} (nothing played; run it later with: {hint})") from None
+            # a tournament that never recorded a match may go altogether
+            drop = "" if recorded else f", or drop it: arena tournament delete {tournament_id}"
+            raise ExecutorLost(
+                f"{error} (nothing played; run it later with: {hint}{drop})"
+            ) from None
     else:
         pool = executor
     store.set_tournament_status(tournament_id, "running")
