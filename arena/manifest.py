@@ -299,9 +299,8 @@ def is_built(manifest: Manifest) -> bool:
     """True when the folder's build stamp is for its code as it is now (and records its
     outputs' digest, which `verified_files` checks: an older stamp means a new build)."""
     stamp = _stamp(manifest.folder)
-    return (
-        isinstance(stamp.get("outputs_sha256"), str)
-        and stamp.get("sources") == files_digest(source_files(manifest))
+    return isinstance(stamp.get("outputs_sha256"), str) and stamp.get("sources") == files_digest(
+        source_files(manifest)
     )
 
 

@@ -95,7 +95,7 @@ def shape_costs(root: Path) -> dict[str, float]:
         data = (unit + b'{"type":"decision","id":1,"decision":0}\n') * 16
         chunks = iter([data[i : i + 65536] for i in range(0, len(data), 65536)])
         bot = BotProcess("shape", ["true"], root)
-        bot._read_some = lambda _deadline, b=bot, c=chunks: b._buffer.extend(next(c))  # type: ignore[method-assign]
+        bot._read_some = lambda _deadline, b=bot, c=chunks: b._buffer.extend(next(c))  # type: ignore[method-assign,misc]
         cpu = time.process_time()
         for _ in range(16):
             assert bot.receive(time.monotonic() + 600)["type"] == "decision"

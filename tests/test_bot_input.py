@@ -135,7 +135,7 @@ def test_voiding_when_losing_gains_nothing(tmp_path: Path, monkeypatch: pytest.M
     """The bot that once voided its losses (recorded 6-2 and ranked first) now loses them."""
     # Its submission check refuses it now (issue 30 item 9: later matches in a process
     # are checked too); registered past it, a tournament must still punish it.
-    monkeypatch.setattr(check, "submission_check", lambda _manifest: None)
+    monkeypatch.setattr(check, "submission_check", lambda _manifest, games=None: None)
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
     config = TournamentConfig(
         game="take-that",

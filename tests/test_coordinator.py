@@ -103,9 +103,9 @@ def test_batched_recording_stores_what_one_match_at_a_time_stores(
     batches: list[int] = []
     real = Store.record_many
 
-    def counting(self: Store, batch: list[Any]) -> None:
+    def counting(self: Store, batch: list[Any]) -> list[int]:
         batches.append(len(batch))
-        real(self, batch)
+        return real(self, batch)
 
     monkeypatch.setattr(Store, "record_many", counting)
     monkeypatch.setattr(runner, "MAX_BATCH", max_batch)
