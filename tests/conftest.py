@@ -10,6 +10,7 @@ import pytest
 
 from arena.match import BotRef
 from arena.sandbox import uids
+from tests.held_uids import HeldUids
 from tests.helpers import bot_ref_for
 
 #: The match-seed secret of every database in the tests (tests/test_secrecy.py unsets it).
@@ -32,8 +33,8 @@ def shared_secret() -> Iterator[None]:
 def own_sandbox_uids() -> Iterator[None]:
     """Each pytest-xdist worker hands its bots uids from its own share of the range.
 
-    Tests check that no process runs as a uid they used once their bots are gone; a
-    uid a test released may be taken at once by a bot of a test in another worker.
+    Tests check that no process started while they held a uid runs once their bots are
+    gone (`used_uids`); shares keep the workers from taking each other's uids at all.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
@@ -55,18 +56,31 @@ def polite() -> BotRef:
 
 
 @pytest.fixture
-def used_uids(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The sandbox uids handed out during a test (to check that none still runs after it)."""
-    used: list[int] = []
-    real = uids.acquire
+def used_uids(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> HeldUids:
+    """The sandbox uids held during a test and when (to check that none of its bots still runs).
 
-    def recording() -> uids.UidSlot:
-        slot = real()
-        used.append(slot.uid)
+    Only processes started while this test held a uid count: another arena on the machine
+    may take the uid next (tests/held_uids.py).
+    """
+    held = HeldUids(tmp_path_factory.mktemp("uids") / "holds")
+    real_acquire, real_release = uids.acquire, uids.UidSlot.release
+
+    def acquire() -> uids.UidSlot:
+        slot = real_acquire()
+        held.acquired(slot)
         return slot
 
-    monkeypatch.setattr(uids, "acquire", recording)
-    return used
+    def release(slot: uids.UidSlot) -> None:
+        holding = slot._fd >= 0
+        real_release(slot)
+        if holding:
+            held.released(slot)
+
+    monkeypatch.setattr(uids, "acquire", acquire)
+    monkeypatch.setattr(uids.UidSlot, "release", release)
+    return held
 
 
 @pytest.fixture

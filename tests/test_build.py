@@ -21,8 +21,9 @@ from arena.manifest import BotFolderError, load_manifest, prepare
 from arena.match import BotRef, MatchStatus, SeatStatus, run_match
 from arena.sandbox import build
 from arena.store import Store, default_url
+from tests.held_uids import HeldUids
 from tests.helpers import TEST_BOTS, sandboxed
-from tests.test_match import descendants, processes_of, spec
+from tests.test_match import descendants, spec
 from tests.test_submission import arena as arena_cli
 from tests.test_submission import assert_error, stored
 
@@ -58,7 +59,7 @@ def test_a_hostile_build_gives_its_expected_result(
     name: str,
     tmp_path: Path,
     quick: None,
-    used_uids: list[int],
+    used_uids: HeldUids,
     host_listener: None,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -79,7 +80,7 @@ def test_a_hostile_build_gives_its_expected_result(
         assert files_of(folder) == files  # a failed build adds nothing to the folder
     # The build's whole process tree is gone, whatever it started.
     assert descendants() - before == set()
-    assert processes_of(used_uids) == []
+    assert used_uids.leftovers() == []
     # Nothing written beside the folder, but for arena's own build stamp after a build.
     beside = set(os.listdir(tmp_path / "bots")) - {manifest_module.build_stamp(folder).name}
     assert beside == {name}

@@ -13,6 +13,7 @@ from arena.games import Outcome
 from arena.match import BotRef, MatchSpec, MatchStatus, SeatStatus, final_ranks, run_match
 from arena.players.process import STDERR_TAIL_BYTES
 from arena.sandbox import MIB, Limits
+from tests.held_uids import HeldUids
 from tests.helpers import bot_ref_for, expected_status, hostile_bots, needs_sandbox, sandboxed
 
 #: Small limits keep the hostile bots quick: the memory hog stops at 256 MB, /tmp at 16 MB.
@@ -65,27 +66,6 @@ def descendants() -> set[int]:
     return found
 
 
-def processes_of(wanted: list[int]) -> list[int]:
-    """Live processes running as any of these uids.
-
-    Zombies are left out: they run nothing and hold nothing but a pid. Arena reaps
-    its own (`descendants` sees any it leaves); the sandbox inits of a Dask worker
-    killed by a test are adopted by this machine's PID 1, which reaps them when it will.
-    """
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if entry.stat().st_uid not in wanted:
-                    continue
-                state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                continue
-            if state != "Z":
-                pids.append(int(entry.name))
-    return pids
-
-
 def test_polite_bots_play_a_normal_match_that_replays(polite: BotRef) -> None:
     result = run_match(spec(polite, polite, polite))
     assert result.status is MatchStatus.NORMAL
@@ -105,7 +85,7 @@ def test_same_seed_same_match(polite: BotRef) -> None:
 
 @pytest.mark.parametrize("name", hostile_bots())
 def test_hostile_bot_is_forfeited_with_its_reason(
-    name: str, polite: BotRef, used_uids: list[int], host_listener: None
+    name: str, polite: BotRef, used_uids: HeldUids, host_listener: None
 ) -> None:
     if needs_sandbox(name) and not sandboxed():
         pytest.skip("only safe inside bubblewrap, which is not available here")
@@ -116,7 +96,7 @@ def test_hostile_bot_is_forfeited_with_its_reason(
     assert hostile.status == expected_status(name), hostile.detail
     # Every process is gone, the platform's memory stayed bounded, stderr was capped.
     assert descendants() - before == set()
-    assert processes_of(used_uids) == []
+    assert used_uids.leftovers() == []
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before < 64 * 1024
     assert len(hostile.stderr.encode()) <= STDERR_TAIL_BYTES
     if hostile.status is SeatStatus.OK:  # an attack that was denied: the bot played on
