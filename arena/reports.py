@@ -12,6 +12,7 @@ leaderboards are per rules version of a game: the current one unless asked for a
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from arena import headtohead, rating
@@ -271,6 +272,16 @@ def bots(store: Store) -> list[dict[str, Any]]:
     ]
 
 
+def _description(folder: str) -> str:
+    """A stored version's `description`; "" when its folder cannot be read any more."""
+    from arena.manifest import load_manifest
+
+    try:
+        return load_manifest(Path(folder)).description
+    except (OSError, ValueError):
+        return ""
+
+
 def bot_details(store: Store, name: str) -> dict[str, Any] | None:
     """Versions, games played and rating per game and rules version, suspensions with
     the forfeits that caused them, recent forfeits (of matches played, not skipped)."""
@@ -298,6 +309,9 @@ def bot_details(store: Store, name: str) -> dict[str, Any] | None:
     retired = store.retired_versions()
     return {
         "bot": name,
+        "owner": store.bot_owner(name),
+        # the newest version's own words (bot.toml), read from its stored folder
+        "description": _description(versions[-1].folder),
         "retired": name in store.retired_bots(),
         "versions": [
             {

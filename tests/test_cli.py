@@ -317,3 +317,22 @@ def test_a_database_in_a_missing_folder_is_refused_and_nothing_made(tmp_path: Pa
     assert result.exit_code == 2, result.output
     assert f"there is no folder {tmp_path / 'nowhere' / 'dir'}" in result.output
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_bot_show_names_its_owner_and_description(tmp_path: Path) -> None:
+    """Issue 31 item 14: PROTOCOL.md says `bot show` shows the description."""
+    from arena.names import current_user
+
+    bot = tmp_path / "described"
+    bot.mkdir()
+    manifest = 'name = "described"\ncommand = ["python3", "bot.py"]\n'
+    (bot / "bot.toml").write_text(manifest + 'description = "Plays first \\u001b[2J legal"\n')
+    (bot / "bot.py").write_text((ROOT / "tests" / "bots" / "polite" / "bot.py").read_text())
+    home = ["--home", str(tmp_path / "home")]
+    assert runner.invoke(app, [*home, "bot", "submit", str(bot)]).exit_code == 0
+    data = json.loads(runner.invoke(app, [*home, "bot", "show", "described", "--json"]).stdout)
+    assert data["owner"] == current_user()
+    assert data["description"] == "Plays first \x1b[2J legal"
+    shown = runner.invoke(app, [*home, "bot", "show", "described"]).stdout
+    assert f"described: owner {current_user()}" in shown
+    assert "Plays first \\x1b[2J legal" in shown and "\x1b" not in shown

@@ -116,6 +116,9 @@ def show(name: Annotated[str, typer.Argument(help="Bot name.")], as_json: JsonFl
     if as_json:
         echo_json(details)
         return
+    out.print(text(f"{name}: owner {details['owner']}"), soft_wrap=True)
+    if details["description"]:
+        out.print(text(details["description"]), soft_wrap=True)
     print_rows(details["versions"], f"{name}: versions")
     if details["retired"]:
         out.print(
