@@ -21,7 +21,7 @@ F_SETPIPE_SZ = 1031
 
 BAD_COMMAND_LINES = [
     (["foo"], "No such command 'foo'", "arena --help"),
-    (["leaderboard"], "Missing argument 'game'", "arena leaderboard --help"),
+    (["leaderboard", "--top", "0"], "Invalid value for '--top'", "arena leaderboard --help"),
     (["tournament", "show", "abc"], "'tournament_id'", "arena tournament show --help"),
     (["play", "take-that", "random", "random", "-q"], "No such option: -q", "arena play --help"),
     (["play", "take-that", "random", "random", "--seed", "abc"], "'--seed'", "arena play --help"),

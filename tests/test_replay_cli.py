@@ -75,3 +75,17 @@ def test_bad_replay_requests_are_one_line(home: Path, argv: list[str], says: str
     result = arena(home, *argv)
     assert result.exit_code == 2, result.output
     assert says in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_leaderboard_without_a_game_shows_every_game(home: Path) -> None:
+    """Issue 31 item 16: `arena leaderboard` across all games."""
+    every = json.loads(arena(home, "leaderboard", "--json").stdout)
+    assert set(every) == {"krumme10", "leylo", "take-that", "twirkle"}
+    assert {row["bot"] for row in every["take-that"]} == {"random", "first-legal"}
+    assert every["leylo"] == []
+    shown = arena(home, "leaderboard").stdout
+    assert "take-that (rules v1) leaderboard" in shown and "leylo (rules v1) leaderboard" in shown
+    of_tournament = json.loads(arena(home, "leaderboard", "--tournament", "1", "--json").stdout)
+    assert {row["bot"] for row in of_tournament} == {"random", "first-legal"}
+    bad = arena(home, "leaderboard", "--rules-version", "1")
+    assert bad.exit_code == 2 and "give the GAME too" in bad.output

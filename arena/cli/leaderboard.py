@@ -3,7 +3,7 @@ with --tournament, that tournament's standings from its matches alone."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -12,6 +12,9 @@ from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
 from arena.cli.tables import STANDINGS_DROP
 from arena.games import load_game
+
+if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
+    from arena.store import Store
 
 #: What a tournament's standings leave out first when they do not fit: the share of
 #: points (what ranks), the event's rating, the all-time one and the wins stay.
@@ -66,7 +69,9 @@ def _cut_note(total: int, top: int | None) -> None:
 
 @reports_errors
 def leaderboard(
-    game: Annotated[str, typer.Argument(help="Game id.")],
+    game: Annotated[
+        str | None, typer.Argument(help="Game id (default: every game, or the tournament's).")
+    ] = None,
     tournament: Annotated[int | None, typer.Option(help="Only this tournament's matches.")] = None,
     rules_version: Annotated[
         int | None,
@@ -92,6 +97,54 @@ def leaderboard(
     do not compare. With --tournament: that tournament's standings from its matches
     alone (points, its own rating; the all-time rating beside them).
     """
+    from arena.games import all_games
+
+    store = open_store()
+    if game is None and tournament is not None:
+        found = store.tournament(tournament)
+        if found is None:
+            raise UserError(f"no tournament {tournament} (see `arena tournament list`)")
+        game = found.game
+    if game is not None:
+        board(store, game, tournament, rules_version, latest, top, as_json)
+        return
+    if rules_version is not None:
+        raise UserError("--rules-version is a game's: give the GAME too")
+    games = [g.spec.id for g in all_games()]
+    if as_json:  # one document: every game's board by its id
+        echo_json({g: board_rows(store, g, None, None, latest, top) for g in games})
+        return
+    for each in games:
+        board(store, each, None, None, latest, top, as_json=False)
+
+
+def board_rows(
+    store: Store,
+    game: str,
+    tournament: int | None,
+    rules_version: int | None,
+    latest: bool,
+    top: int | None,
+) -> list[dict[str, Any]]:
+    """The rows of one game's board (or one tournament's standings), as --json prints them."""
+    from arena import reports
+
+    rows = reports.leaderboard(store, game, tournament, rules_version, latest=latest)
+    if tournament is None:
+        rows = reports.mark_retired(store, rows)
+    return _first(rows, top)
+
+
+def board(
+    store: Store,
+    game: str,
+    tournament: int | None,
+    rules_version: int | None,
+    latest: bool,
+    top: int | None,
+    as_json: bool,
+) -> None:
+    """One game's board, or one tournament's standings, as a table or JSON."""
     from arena import reports
 
     current = load_game(game).spec.version
@@ -99,7 +152,6 @@ def leaderboard(
         raise UserError(
             f"{game} has rules versions 1 to {current}, not {rules_version} (--rules-version)"
         )
-    store = open_store()
     found = None
     if tournament is not None:
         found = store.tournament(tournament)
