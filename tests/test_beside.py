@@ -8,6 +8,7 @@ same uid range and the same /run/arena, as a second `arena` or a second test sui
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -113,3 +114,36 @@ def test_a_tournament_beside_another_arena_sees_only_its_own_leftovers_and_harms
     assert other_arena.ask("ping") == [str(len(taken))]
     other_arena.stop()
     assert not any(path.exists() for path in paths)
+
+
+def test_a_forked_worker_holds_none_of_its_parents_uids(shared_range: tuple[int, int]) -> None:
+    """A uid its parent freed is free for another arena at once, while the worker runs on."""
+    slot = uids.acquire()
+    context = multiprocessing.get_context("fork")  # as the tournament's workers start
+    done = context.Event()
+    worker = context.Process(target=done.wait, args=(30,))
+    worker.start()
+    try:
+        slot.release()
+        other = OtherArena(f"{slot.uid}-{slot.uid}")
+        try:
+            assert other.ask("fill 1") == [str(slot.uid)]
+        finally:
+            other.stop()
+    finally:
+        done.set()
+        worker.join(30)
+
+
+def test_an_arena_starting_while_another_holds_every_uid_runs_no_bot_unconfined(
+    other_arena: OtherArena,
+) -> None:
+    """Its bubblewrap probe finds no free uid: that is no reason to run bots outside the
+    sandbox (as root), only to start none until a uid is free."""
+    assert len(other_arena.ask("fill 0")) == 16
+    third = OtherArena(os.environ["ARENA_SANDBOX_UIDS"])
+    try:
+        assert third.ask("fill 1") == []  # refused (SandboxError), not started as root
+    finally:
+        third.stop()
+    assert other_arena.ask("ping") == ["16"]

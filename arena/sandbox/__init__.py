@@ -128,6 +128,10 @@ def _probe(path: str, drop_uid: bool, filtered: bool) -> str | None:
         folder.mkdir(mode=0o755, exist_ok=True)
         command = ["/bin/sh", "-c", "exit 0"]
         box = _start(command, folder, Limits(), path, drop_uid, False, filtered)
+    except uids.UidsInUse:
+        # Other arenas' bots hold every uid: bubblewrap is not at fault, so probe it as
+        # root (never run bots unconfined for that); each bot refused meanwhile is void.
+        return _probe(path, False, filtered) if drop_uid else None
     except (SandboxError, OSError) as error:
         return f"bwrap does not work here: {error}"
     code = box.process.wait(timeout=10)

@@ -19,6 +19,7 @@ import signal
 import subprocess
 import tempfile
 import threading
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +29,10 @@ DEFAULT_UIDS = (60000, 60999)
 
 class SandboxError(RuntimeError):
     """The sandbox could not be set up: a platform failure, never the bot's fault."""
+
+
+class UidsInUse(SandboxError):
+    """Every uid of the range is held by a running bot (of this arena or another)."""
 
 
 def uid_range() -> tuple[int, int]:
@@ -68,9 +73,31 @@ class UidSlot:
         if self._fd < 0:
             return
         kill_all_of(self.uid)
+        _HELD.pop(self._fd, None)
         with contextlib.suppress(OSError):
             os.close(self._fd)
         self._fd = -1
+
+
+#: The slots this process holds, by descriptor: a forked child lets go of them (below).
+_HELD: weakref.WeakValueDictionary[int, UidSlot] = weakref.WeakValueDictionary()
+
+
+def _let_go_in_child() -> None:
+    """In a forked child: close the inherited slot locks, which stay the parent's.
+
+    flock belongs to the open file, which the child shares: without this a forked worker
+    would hold its parent's uids after the parent freed them (for every arena on the
+    machine, until the worker ends), and `release` in the child would kill the parent's bot.
+    """
+    for fd, slot in list(_HELD.items()):
+        with contextlib.suppress(OSError):
+            os.close(fd)
+        slot._fd = -1
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_let_go_in_child)
 
 
 #: setresuid's system-call number per machine. The raw call changes the uids of the
@@ -142,5 +169,6 @@ def acquire() -> UidSlot:
         except OSError:
             os.close(fd)
             continue
-        return UidSlot(uid, fd)
-    raise SandboxError(f"all {count} sandbox uids ({low}-{high}) are in use")
+        slot = _HELD[fd] = UidSlot(uid, fd)
+        return slot
+    raise UidsInUse(f"all {count} sandbox uids ({low}-{high}) are in use")
