@@ -8,6 +8,7 @@ same uid range and the same /run/arena, as a second `arena` or a second test sui
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import os
 import subprocess
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import uids
+from arena.sandbox import Limits, cgroup, uids
 from tests.held_uids import HeldUids
 from tests.helpers import sandboxed
 from tests.test_sandbox import hostile_tournament_leaves_nothing_behind
@@ -147,3 +148,24 @@ def test_an_arena_starting_while_another_holds_every_uid_runs_no_bot_unconfined(
     finally:
         third.stop()
     assert other_arena.ask("ping") == ["16"]
+
+
+def test_a_cgroup_left_by_a_dead_process_with_this_pid_is_replaced_not_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Bot cgroups are named arena-PID-N and swept when PID is gone; a dead arena whose pid
+    this process has now left names that no sweep removes (the pid is alive: this one)."""
+    active = [c.path for c in cgroup.controllers() if c.path is not None]
+    if not active:
+        pytest.skip("no cgroup controller for bots here")
+    monkeypatch.setattr(cgroup, "_COUNTER", itertools.count(10**6))
+    stale = [path / f"arena-{os.getpid()}-{10**6}" for path in set(active)]
+    for path in stale:
+        path.mkdir()
+    group = cgroup.create(Limits())
+    assert group is not None
+    try:
+        assert set(group.dirs) == set(stale)
+    finally:
+        group.remove()
+    assert not any(path.exists() for path in stale)

@@ -17,7 +17,9 @@ cgroup v2 has one hierarchy, so one directory. Each is a child of the cgroup are
 runs in. The child process writes its pid into every `cgroup.procs` before exec;
 at the end whatever is still inside is killed and the directories are removed.
 Directories left by a killed arena are removed the next time the controllers are
-looked up. ARENA_SANDBOX_CGROUP=off turns all of this off; a comma list
+looked up (arena-PID-N of a PID no process has; one of this process's own PID, left by
+a dead one that had it, when this process makes that name). A live arena's are never
+touched, so arenas can run side by side. ARENA_SANDBOX_CGROUP=off turns all of this off; a comma list
 (`memory,pids`) uses only those controllers (the fairness benchmark turns `cpu` off).
 """
 
@@ -288,7 +290,7 @@ def create(limits: Limits) -> BotCgroup | None:
             path = made.get(controller.path)
             if path is None:
                 path = made[controller.path] = controller.path / name
-                path.mkdir()
+                _make_fresh(path)
             for file, value, required in _settings(controller.name, controller.version, limits):
                 try:
                     (path / file).write_text(value)
@@ -300,6 +302,20 @@ def create(limits: Limits) -> BotCgroup | None:
         raise
     memory = next((made[c.path] for c in active if c.name == "memory" and c.path), None)
     return BotCgroup(tuple(made.values()), memory, limits.memory_bytes)
+
+
+def _make_fresh(path: Path) -> None:
+    """Make the cgroup `path`, named after this process; one there already is stale.
+
+    This process never makes a name twice (the counter goes on, forked children have their
+    own pid), and no other live process has its pid: the cgroup is a dead process's that had
+    this pid before, which `_sweep` spares because the pid is alive again.
+    """
+    try:
+        path.mkdir()
+    except FileExistsError:
+        _kill_and_remove(path)
+        path.mkdir()
 
 
 def _kill_and_remove(path: Path) -> None:
