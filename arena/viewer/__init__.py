@@ -30,6 +30,7 @@ import orjson
 from arena import controls
 from arena.errors import ReplayError
 from arena.games import Game, GameError, load_game
+from arena.viewer import events
 
 if TYPE_CHECKING:  # the store is only passed in: building a page needs no database code
     from arena.store import Store
@@ -111,6 +112,10 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
     secret: dict[str, Any] | None = None
     applied = 0
     forfeited: list[int] = []
+    # every view before the event, and the decisions waiting for a joint one to apply
+    before: list[dict[str, Any]] = []
+    secret_before: dict[str, Any] = {}
+    waiting: list[events.Asked] = []
     try:
         for event, game in replays.walk(replay):
             frame: dict[str, Any] = {}
@@ -127,7 +132,6 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
                 frame.update(
                     kind="decision",
                     seat=seat,
-                    text=replays._referee(game.describe, seat, event["decision"]),
                     decision=event["decision"],
                     ms=event.get("ms", 0),
                     fallback=event.get("by") == "fallback",
@@ -137,10 +141,19 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
                 applied = len(game.history)
             now = [replays._referee(game.observe, seat) for seat in range(game.players)]
             hidden = replays._referee(_secret, game)
+            if frame["kind"] == "decision":
+                moment = events.Moment(
+                    replay["game"], game.describe, before or now, now, secret_before, hidden
+                )
+                asked = replays._referee(events.tell_frame, frame, moment, waiting)
+                waiting = [*waiting, asked] if frame["pending"] else []
             over = replays._referee(game.is_over)
             frame["to_move"] = replays._referee(game.to_move)
             frame["forfeited"] = forfeited
             frame["over"] = over
+            if over:  # the closing announcement names teams (Krumme10's variant)
+                teams = replays._referee(game.outcome).teams
+                frame["teams"] = None if teams is None else list(teams)
             frame["scores"] = (
                 list(replays._referee(game.outcome).scores)
                 if over
@@ -150,6 +163,7 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
             frame["views"] = [_delta(view0, now[0])] + [_delta(now[0], v) for v in now[1:]]
             frame["secret"] = _delta(secret, hidden)
             view0, secret = now[0], hidden
+            before, secret_before = now, hidden
             result.append(frame)
     except GameError as error:
         raise ReplayError(f"the referee rejects the replay: {error}") from None
@@ -188,7 +202,16 @@ def page_data(replay: dict[str, Any]) -> dict[str, Any]:
     meta["higher_score_wins"] = spec.higher_score_wins
     meta["score_label"] = GAMES[replay["game"]]
     meta["seats"] = [{"seat": s["seat"], "bot": s["bot"]} for s in replay["seats"]]
-    return dict(_shown({"meta": meta, "frames": frames(replay)}))
+    shown = frames(replay)
+    bots = [seat["bot"] for seat in sorted(replay["seats"], key=lambda seat: seat["seat"])]
+    last = shown[-1] if shown else {}
+    # the closing lines: who won, then every rank (the recorded ranks decide)
+    meta["result"] = (
+        events.announce(replay["outcome"], bots, last.get("teams"), spec.higher_score_wins)
+        if last.get("over")
+        else []
+    )
+    return dict(_shown({"meta": meta, "frames": shown}))
 
 
 def build(replay: dict[str, Any]) -> str:

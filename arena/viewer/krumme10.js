@@ -63,5 +63,39 @@ ArenaViewer.LAYOUTS["krumme10"] = function (ctx) {
     seats.append(panel);
   }
   root.append(seats);
+  root.append(krumme10Legend(ctx, card));
   return root;
 };
+
+/* What the marks on Krumme10's cards mean: a sample card per mark, drawn by the same
+   `card` as the table (the secret sample only in the all-seeing view, where it occurs). */
+function krumme10Legend(ctx, card) {
+  const V = ArenaViewer, el = V.el, add = V.add;
+  const box = el("div", "legend");
+  box.id = "legend";
+  add(box, el("div", "label", "marks"));
+  const stolen = card({top: 1, down: 2, pink: null}, null, "flipped");
+  add(stolen, el("span", "by", "s1 ← s3"));
+  const rows = [
+    ["unseen", card({top: 3, down: null, pink: null}), "? — the down side was never seen"],
+    ["seen", card({top: 3, down: 4, pink: null}), "↓4 — the down side, seen when the card was flipped"],
+    ["flipped", card({top: 4, down: 3, pink: null}, null, "flipped"), "blue edge — laid flipped (the side shown was underneath)"],
+    ["pink", card({top: 4, down: 5, pink: "top"}), "pink — a pink 4 (variant pink4); ↓4p: the down side is a pink 4"],
+    ["by", stolen, "s1 — laid by seat 1; s1 ← s3: stolen from seat 3 by seat 1"],
+  ];
+  if (ctx.all) {
+    const secret = card({top: 2, down: null, pink: null});
+    const down = secret.querySelector(".down");
+    down.textContent = "↓5";
+    down.classList.add("secret");
+    rows.push(["secret", secret, "pink ↓5 — a down side nobody has seen (all-seeing view only)"]);
+  }
+  rows.push(["sum", el("span", "sum hit", "10 / 10"), "the display's sum against its target: yellow on target, red over it"]);
+  for (const [mark, sample, text] of rows) {
+    const item = el("div", "legend-item");
+    item.dataset.mark = mark;
+    add(item, sample, el("span", "legend-text", text));
+    box.append(item);
+  }
+  return box;
+}

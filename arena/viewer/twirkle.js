@@ -59,6 +59,8 @@ ArenaViewer.LAYOUTS["twirkle"] = function (ctx) {
   minX -= 1; minY -= 1; maxX += 1; maxY += 1;
   board.style.gridTemplateColumns = "repeat(" + (maxX - minX + 1) + ", var(--tw-cell))";
   board.style.gridTemplateRows = "repeat(" + (maxY - minY + 1) + ", var(--tw-cell))";
+  board.dataset.cols = String(maxX - minX + 1);
+  board.dataset.rows = String(maxY - minY + 1);
   for (const c of cells) {
     const node = card(c.card, placed.has(c.x + "," + c.y) ? "placed" : "");
     node.style.gridColumn = String(c.x - minX + 1);
@@ -101,4 +103,22 @@ ArenaViewer.LAYOUTS["twirkle"] = function (ctx) {
       .concat(bag.length > 12 ? [el("span", "more", "+" + (bag.length - 12) + " more")] : [])));
   }
   return root;
+};
+
+/* Zoom to fit: once on the page, the board's cells shrink (never grow past 44 px) so
+   that the whole board fits the width it is given and the window's height: a late
+   board of 20 columns stays whole in a 900-pixel window, without scrolling sideways. */
+ArenaViewer.LAYOUTS["twirkle"].fit = function (table) {
+  const board = table.querySelector(".board");
+  if (!board) return;
+  const box = board.parentElement, style = getComputedStyle(box), gap = 2;
+  const cols = Number(board.dataset.cols), rows = Number(board.dataset.rows);
+  const padX = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+  const padY = parseFloat(style.paddingTop) + parseFloat(style.paddingBottom);
+  const width = box.clientWidth - padX;
+  const height = window.innerHeight - padY - 8;
+  const fit = Math.min((width - gap * (cols - 1)) / cols, (height - gap * (rows - 1)) / rows);
+  const cell = Math.max(8, Math.min(44, Math.floor(fit)));
+  board.style.setProperty("--tw-cell", cell + "px");
+  board.classList.toggle("zoomed", cell < 44);
 };

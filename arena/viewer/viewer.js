@@ -39,9 +39,11 @@
          (META.higher_score_wins ? " · highest total wins" : " · lowest total wins")));
   const controls = el("nav", "controls");
   const buttons = {};
-  for (const [name, label, title] of [["first", "|◀", "first event (Home)"], ["back", "◀", "back (←)"],
-                                       ["play", "▶▶", "play / pause (space)"], ["next", "▶", "forward (→)"],
-                                       ["last", "▶|", "last event (End)"]]) {
+  /* Steps are arrows, autoplay is play/pause: the two never look alike. */
+  const PLAY = "▶ play", PAUSE = "❚❚ pause";
+  for (const [name, label, title] of [["first", "⇤ first", "first event (Home)"], ["back", "← back", "one event back (←)"],
+                                       ["play", PLAY, "play / pause (space)"], ["next", "next →", "one event forward (→)"],
+                                       ["last", "last ⇥", "last event (End)"]]) {
     buttons[name] = el("button", "btn", label);
     buttons[name].id = "btn-" + name;
     buttons[name].title = title;
@@ -58,7 +60,16 @@
   for (const s of META.seats) {
     add(viewSelect, Object.assign(el("option", null, "seat " + s.seat + "'s view (" + s.bot + ")"), {value: String(s.seat)}));
   }
-  add(controls, slider, counter, viewSelect);
+  /* Autoplay speed: events per second at 1x is 2 (500 ms a step). */
+  const BASE_MS = 500;
+  const speedSelect = el("select");
+  speedSelect.id = "speed";
+  speedSelect.title = "autoplay speed";
+  for (const factor of [0.25, 0.5, 1, 2, 4, 8]) {
+    add(speedSelect, Object.assign(el("option", null, factor + "× speed"), {value: String(factor)}));
+  }
+  speedSelect.value = "1";
+  add(controls, slider, counter, speedSelect, viewSelect);
 
   const decision = el("div", "decision");
   decision.id = "decision";
@@ -78,13 +89,14 @@
   add(body, left, side);
   add(app, header, controls, body);
 
-  /* What a view tells of an event: in a seat's own view another seat's decision is
-     only that it decided (a bot is told its observations, not the others' choices). */
+  /* What a view tells of an event: a seat's view tells the others' moves as that seat
+     saw them (frame.told, made from its own observations: arena/viewer/events.py); the
+     fallback tag only where the decision is the viewer's own or the view all-seeing. */
   function eventText(frame, seat) {
-    if (seat !== null && frame.kind === "decision" && frame.seat !== seat) {
-      return "seat " + frame.seat + " decides";
-    }
-    return frame.text + (frame.fallback ? " [fallback]" : "");
+    const told = seat === null || !frame.told ? undefined : frame.told[String(seat)];
+    const text = told === undefined ? frame.text : told;
+    const own = seat === null || frame.seat === seat;
+    return text + (frame.fallback && own ? " [fallback]" : "");
   }
 
   /* The event list: built once, its texts redone on a change of view, the current line marked. */
@@ -132,17 +144,18 @@
     counter.textContent = "event " + (state.index + 1) + " / " + FRAMES.length;
     decision.replaceChildren();
     const who = frame.seat === null ? "" : (META.seats[frame.seat] || {}).bot;
-    const hidden = state.seat !== null && frame.kind === "decision" && frame.seat !== state.seat;
-    const said = hidden ? eventText(frame, state.seat) : frame.text;  /* fallback: tagged below */
+    /* another seat's decision in a seat's view: its words only, not who ran how long */
+    const others = state.seat !== null && frame.kind === "decision" && frame.seat !== state.seat;
+    const said = eventText(Object.assign({}, frame, {fallback: false}), state.seat);  /* fallback: tagged below */
     add(decision, el("span", "kind", frame.kind), " ", el("span", "text", said));
     decision.className = "decision ev-" + frame.kind;
-    if (frame.kind === "decision" && !hidden) {
+    if (frame.kind === "decision" && !others) {
       add(decision, " ", el("span", "by", "<" + who + ", " + fmt(frame.ms || 0) + " ms>"));
       if (frame.fallback) add(decision, " ", el("span", "fallback", "fallback"));
       if (frame.pending) add(decision, " ", el("span", "pending", "(applies once every seat asked with it has decided)"));
     }
-    const next = frame.over ? "the match is over" : "to move: seat " + frame.to_move.join(", ");
-    add(decision, el("div", "next", next));
+    if (frame.over) add(decision, resultBox());
+    else add(decision, el("div", "next", "to move: seat " + frame.to_move.join(", ")));
     renderScores(frame);
     const seat = state.seat;
     /* A seat's view gets its own observation and nothing else: no other views, no secret. */
@@ -151,12 +164,21 @@
       : {meta: META, frame: frame, seat: seat, all: false, view: frame.views[seat], views: null, secret: null};
     viewNote.textContent = seat === null
       ? "All-seeing view: every hand and every face-down card (marked) is shown."
-      : "Seat " + seat + "'s view: exactly its observation at this point, what arena sends it when it is asked to decide.";
+      : "Seat " + seat + "'s view: exactly its observation at this point, what arena sends it when it is asked to decide; the others' moves as it saw them.";
     table.replaceChildren(layout ? layout(ctx) : el("p", null, "no layout for " + META.game));
+    if (layout && layout.fit) layout.fit(table);
     relabelLog();
     for (const item of log.querySelectorAll(".current")) item.classList.remove("current");
     logItems[state.index].classList.add("current");
     if (!api.batch) logItems[state.index].scrollIntoView({block: "nearest"});
+  }
+
+  /* The end of the match: the winner, then every rank (arena/viewer/events.py). */
+  function resultBox() {
+    const box = el("div", "result");
+    box.id = "result";
+    META.result.forEach((line, i) => add(box, el("div", i === 0 ? "winner" : "rank", line)));
+    return box;
   }
 
   let timer = null;
@@ -164,26 +186,37 @@
     state.index = Math.max(0, Math.min(FRAMES.length - 1, index));
     render();
   }
-  function play() {
-    if (timer !== null) { clearInterval(timer); timer = null; buttons.play.textContent = "▶▶"; return; }
-    buttons.play.textContent = "||";
-    timer = setInterval(() => {
-      if (state.index >= FRAMES.length - 1) { play(); return; }
-      go(state.index + 1);
-    }, 400);
+  function stepMs() { return BASE_MS / Number(speedSelect.value); }
+  function pause() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    buttons.play.textContent = PLAY;
+    buttons.play.classList.remove("playing");
   }
+  function start() {
+    if (timer !== null) clearInterval(timer);
+    if (state.index >= FRAMES.length - 1) go(0);  /* play at the end starts over */
+    buttons.play.textContent = PAUSE;
+    buttons.play.classList.add("playing");
+    timer = setInterval(() => {
+      if (state.index >= FRAMES.length - 1) { pause(); return; }
+      go(state.index + 1);
+    }, stepMs());
+  }
+  function play() { if (timer === null) start(); else pause(); }
   buttons.first.addEventListener("click", () => go(0));
   buttons.back.addEventListener("click", () => go(state.index - 1));
   buttons.next.addEventListener("click", () => go(state.index + 1));
   buttons.last.addEventListener("click", () => go(FRAMES.length - 1));
   buttons.play.addEventListener("click", play);
+  speedSelect.addEventListener("change", () => { if (timer !== null) start(); });
   slider.addEventListener("input", () => go(Number(slider.value)));
   viewSelect.addEventListener("change", () => {
     state.seat = viewSelect.value === "all" ? null : Number(viewSelect.value);
     render();
   });
   document.addEventListener("keydown", (event) => {
-    if (event.target === viewSelect) return;
+    if (event.target === viewSelect || event.target === speedSelect) return;
     const moves = {ArrowRight: 1, ArrowLeft: -1, PageDown: 10, PageUp: -10};
     if (event.key in moves) go(state.index + moves[event.key]);
     else if (event.key === "Home") go(0);
@@ -205,8 +238,10 @@
       viewSelect.value = seat === null ? "all" : String(seat);
       render();
     },
-    state() { return {index: state.index, seat: state.seat}; },
+    state() { return {index: state.index, seat: state.seat, playing: timer !== null, stepMs: stepMs()}; },
   };
   window.arenaViewer = api;
+  /* A layout that fits itself to the window (Twirkle's board) is redrawn on a resize. */
+  window.addEventListener("resize", () => { if (layout && layout.fit) layout.fit(table); });
   render();
 })();
