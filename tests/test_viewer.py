@@ -556,6 +556,14 @@ def test_the_announcement_ranks_from_the_recorded_outcome() -> None:
     ]
 
 
+def test_the_announcement_says_when_the_recorded_scores_are_not_the_referees() -> None:
+    replay = golden_replay(CASES["leylo"])
+    assert viewer.page_data(replay)["meta"]["result"][-1].startswith("2nd: seat 1")
+    replay["outcome"]["scores"] = [1, 2]  # a hand-edited file: not verified here, but said
+    result = viewer.page_data(replay)["meta"]["result"]
+    assert result[-1] == "the recorded scores differ from the referee's: see arena replay verify"
+
+
 @pytest.mark.parametrize("game", list(CASES))
 def test_the_end_of_a_match_names_the_winner_and_the_ranking(
     game: str, page: Any, tmp_path: Path
@@ -604,7 +612,12 @@ def test_the_late_twirkle_board_fits_a_900_pixel_window(browser: Any, tmp_path: 
             for c in box["cards"]
         ), box
         tab.set_viewport_size({"width": 1800, "height": 1400})  # more room, bigger cards
-        assert tab.evaluate(FIT)["cell"] > box["cell"]
+        # the page redraws on its resize event, which may come after this call returns
+        tab.wait_for_function(
+            "(cell) => parseFloat(getComputedStyle(document.querySelector('#table .board'))"
+            ".getPropertyValue('--tw-cell')) > cell",
+            arg=box["cell"],
+        )
     finally:
         tab.close()
 

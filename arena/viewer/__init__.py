@@ -4,8 +4,10 @@
 after every event, what each seat observes (`Game.observe`: exactly what arena sends
 a seat when it is asked to decide) and what no seat sees (`Game.hidden` places
 common to all seats: the draw pile, face-down cards), the scores and the decision's
-text. The page embeds that as JSON and draws it with the scripts of this package:
-`viewer.js` (controls, seats, scores, event list) and one layout per game
+text in every view (`events.py`: a seat's view tells the others' moves with only the
+cards that seat saw), and closes with the winner and the ranking. The page embeds
+that as JSON and draws it with the scripts of this package: `viewer.js` (controls,
+seats, scores, event list, the closing announcement) and one layout per game
 (`take_that.js`, `leylo.js`, `twirkle.js`, `krumme10.js`), styled by `viewer.css`.
 
 A replay is untrusted (bot names, forfeit details): the JSON is embedded in a
@@ -97,8 +99,11 @@ def _delta(previous: dict[str, Any] | None, current: dict[str, Any]) -> dict[str
 def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
     """One frame per replay event: the event and the table right after it.
 
-    A frame holds `kind` (chance, decision, forfeit), `seat`, `text`, `scores`,
-    `to_move`, `forfeited` (the seats forfeited so far), `views` (each seat's
+    A frame holds `kind` (chance, decision, forfeit), `seat`, `text` (as the
+    all-seeing view tells it), for a decision `others` (the text most seats' views
+    share, if not `text`) and `told` (seat -> its view's text, where it differs from
+    those), `scores`, `to_move`, `forfeited` (the seats forfeited so far), once
+    over `teams` (or null), `views` (each seat's
     observation) and `secret` (what no seat sees), the last two as changed top-level
     keys only: seat 0's view and the secret against the frame before (the first frame
     holds them whole), every other seat's view against seat 0's of the same frame.
@@ -203,15 +208,20 @@ def page_data(replay: dict[str, Any]) -> dict[str, Any]:
     meta["score_label"] = GAMES[replay["game"]]
     meta["seats"] = [{"seat": s["seat"], "bot": s["bot"]} for s in replay["seats"]]
     shown = frames(replay)
-    bots = [seat["bot"] for seat in sorted(replay["seats"], key=lambda seat: seat["seat"])]
-    last = shown[-1] if shown else {}
-    # the closing lines: who won, then every rank (the recorded ranks decide)
-    meta["result"] = (
-        events.announce(replay["outcome"], bots, last.get("teams"), spec.higher_score_wins)
-        if last.get("over")
-        else []
-    )
+    meta["result"] = _result(replay, shown[-1] if shown else {}, spec.higher_score_wins)
     return dict(_shown({"meta": meta, "frames": shown}))
+
+
+def _result(replay: dict[str, Any], last: dict[str, Any], higher_wins: bool) -> list[str]:
+    """The closing lines: who won, then every rank (the recorded ranks decide)."""
+    if not last.get("over"):
+        return []
+    bots = [seat["bot"] for seat in sorted(replay["seats"], key=lambda seat: seat["seat"])]
+    lines = events.announce(replay["outcome"], bots, last.get("teams"), higher_wins)
+    if last["scores"] != list(replay["outcome"]["scores"]):
+        # the page is not a verifier, but it does not hide this
+        lines.append("the recorded scores differ from the referee's: see arena replay verify")
+    return lines
 
 
 def build(replay: dict[str, Any]) -> str:

@@ -190,8 +190,9 @@ class Moment:
 
 
 def tell_frame(frame: dict[str, Any], moment: Moment, waiting: Sequence[Asked]) -> Asked:
-    """Set a decision frame's `text` (all-seeing) and `told` (seat -> its own text,
-    where it differs); returns the decision, for the frames that wait with it.
+    """Set a decision frame's `text` (all-seeing), `others` (the text most seats' views
+    share, when it differs from `text`) and `told` (seat -> its view's text, where it
+    differs from those); returns the decision, for the frames that wait with it.
 
     A waiting decision is not applied yet: the other seats learn only that it was
     chosen, its seat what it chose. The frame that applies a joint decision tells the
@@ -207,7 +208,12 @@ def tell_frame(frame: dict[str, Any], moment: Moment, waiting: Sequence[Asked]) 
         every = joined(every, [text for text, _ in earlier])
         seats = [joined(text, [told[s] for _, told in earlier]) for s, text in enumerate(seats)]
     frame["text"] = every
-    frame["told"] = {str(seat): text for seat, text in enumerate(seats) if text != every}
+    # most seats' views often agree (a LEYLO swap of face-down cards): said once
+    common = max(set(seats), key=seats.count)
+    if common != every and seats.count(common) > 1:
+        frame["others"] = common
+    usual = frame.get("others", every)
+    frame["told"] = {str(seat): text for seat, text in enumerate(seats) if text != usual}
     return asked
 
 

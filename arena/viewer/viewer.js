@@ -93,8 +93,11 @@
      saw them (frame.told, made from its own observations: arena/viewer/events.py); the
      fallback tag only where the decision is the viewer's own or the view all-seeing. */
   function eventText(frame, seat) {
-    const told = seat === null || !frame.told ? undefined : frame.told[String(seat)];
-    const text = told === undefined ? frame.text : told;
+    let text = frame.text;
+    if (seat !== null && frame.told) {
+      const told = frame.told[String(seat)];
+      text = told !== undefined ? told : frame.others !== undefined ? frame.others : frame.text;
+    }
     const own = seat === null || frame.seat === seat;
     return text + (frame.fallback && own ? " [fallback]" : "");
   }
