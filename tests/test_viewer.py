@@ -368,6 +368,9 @@ def test_hostile_strings_stay_text(page: Any, tmp_path: Path) -> None:
     assert (page.text_content("#decision .text") or "").startswith("seat 1 ")
     page.evaluate(f"window.arenaViewer.go({at - 1})")
     assert page.locator("#scores tr.forfeited").count() == 0
+    page.click("#btn-last")  # the closing lines name the bots, as text
+    assert HOSTILE in (page.text_content("#result") or "")
+    assert page.evaluate("window.pwned") is None and page.locator("img").count() == 0
 
 
 # ----- issue 30 item 11: bidi and control characters are shown as the terminal shows them
@@ -401,6 +404,9 @@ def test_bidi_and_control_characters_are_shown_escaped(page: Any, tmp_path: Path
     assert controls.visible(STEERING_DETAIL) in (page.text_content("#decision") or "")
     assert controls.visible(STEERING_DETAIL) in (page.text_content("#log") or "")
     assert r"m\u202e1" in page.title() and r"m\u202e1" in (page.text_content("h1") or "")
+    page.click("#btn-last")  # the closing lines too
+    assert name in (page.text_content("#result") or "")
+    assert raw_controls(page.content()) == []
 
 
 def test_the_page_and_the_terminal_escape_the_same_characters(page: Any, tmp_path: Path) -> None:
