@@ -126,8 +126,9 @@ def html(
     """Write a replay as one self-contained HTML page: the table, step by step.
 
     The page needs no network and no server: open it in a browser. Step with the
-    buttons or the arrow keys, jump with the slider, and switch between the
-    all-seeing view and what one seat was shown.
+    buttons or the arrow keys, play and pause at a chosen speed, jump with the slider,
+    and switch between the all-seeing view and what one seat was shown (the others'
+    moves as that seat saw them). The end names the winner and every rank.
     """
     from arena import viewer
 
