@@ -48,7 +48,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from arena import botfiles, seeds
+from arena import botfiles, protocol, seeds
 from arena.botfiles import BotFolderError
 from arena.games import all_games, load_game
 from arena.lineup import new_seed
@@ -148,7 +148,7 @@ class CheckReport:
 
 def _text(data: bytes) -> str:
     """A line as text for the report, at most SHOWN_CHARS of it."""
-    shown = data[: SHOWN_CHARS * 4].decode("utf-8", "replace").rstrip("\n")
+    shown = protocol.text_of(data[: SHOWN_CHARS * 4]).rstrip("\n")
     return shown if len(shown) <= SHOWN_CHARS else shown[:SHOWN_CHARS] + "..."
 
 

@@ -14,9 +14,16 @@ the BOM, the soft hyphen, invisible operators, tag characters) and the line and
 paragraph separators (Zl, Zp), of Unicode 14 (Python 3.11's); tests/test_viewer.py
 checks it against the running Python's tables. Written out because scanning the
 tables at import costs a tenth of a second on every command.
+
+Bytes a bot writes that are not UTF-8 reach arena's text as lone surrogates
+(`surrogateescape`: 0xff is U+DCFF), so that they are stored exactly; `visible` and
+`spelled` write them as the byte, `\\xff`. The viewer never gets one: a replay
+spells them before it is JSON.
 """
 
 from __future__ import annotations
+
+import re
 
 #: (first, last) code points, inclusive, in order.
 RANGES: tuple[tuple[int, int], ...] = (
@@ -71,19 +78,44 @@ def json_escape(code: int) -> str:
     return f"\\u{0xD800 + high:04x}\\u{0xDC00 + low:04x}"
 
 
-_LINE = {code: escape(code) for code in CODES}
+def _surrogate(code: int) -> str:
+    """How a lone surrogate is shown: `\\xff` for U+DCFF, the byte 0xff a bot wrote that
+    was not UTF-8 (arena reads bot output with `surrogateescape`); `\\ud800` otherwise."""
+    return escape(code - 0xDC00) if 0xDC80 <= code <= 0xDCFF else escape(code)
+
+
+#: Every lone surrogate's spelling. No terminal, file or JSON encoder takes them raw.
+SURROGATES: dict[int, str] = {code: _surrogate(code) for code in range(0xD800, 0xE000)}
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def spelled(text: str) -> str:
+    """`text` with its lone surrogates written as escapes (`SURROGATES`), nothing else
+    changed: what a JSON document for people (a replay) quotes of a bot's bytes.
+
+    >>> spelled("a\\udcff\\udcfe b \\ud800 \\\\xff")
+    'a\\\\xff\\\\xfe b \\\\ud800 \\\\xff'
+    """
+    return text if _LONE.search(text) is None else text.translate(SURROGATES)
+
+
+_LINE = {code: escape(code) for code in CODES} | SURROGATES
 #: In a multi-line block (a stderr tail) newlines and tabs keep their meaning.
 _BLOCK = {code: text for code, text in _LINE.items() if chr(code) not in "\n\t"}
 
 
 def visible(value: object, *, block: bool = False) -> str:
-    """`value` as a string with every character of the list written as an escape.
+    """`value` as a string with every character of the list, and every lone surrogate
+    (`SURROGATES`: a byte a bot wrote that was not UTF-8 shows as `\\xff`), written as an
+    escape.
 
     With `block`, newlines and tabs stay (a multi-line stderr tail); otherwise the
     result is one line.
 
     >>> visible("a\\x1b[2Jb\\u202ec\\rd\\n\\x00")
     'a\\\\x1b[2Jb\\\\u202ec\\\\x0dd\\\\x0a\\\\x00'
+    >>> visible("bad \\udcff\\udcc0\\udcaf")
+    'bad \\\\xff\\\\xc0\\\\xaf'
     >>> visible("line 1\\nline\\t2\\x07\\u200b", block=True)
     'line 1\\nline\\t2\\\\x07\\\\u200b'
     """

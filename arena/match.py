@@ -26,7 +26,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from arena import protocol, sandbox, seeds
+from arena import controls, protocol, sandbox, seeds
 from arena.games import Decision, Game, Outcome, load_game
 from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess
@@ -277,6 +277,14 @@ def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> tuple[Decis
     return decision, took, "bot"
 
 
+def _forfeit_event(seat: _Seat) -> dict[str, Any]:
+    """The replay's event for a forfeit. The detail may quote bytes that were not UTF-8
+    (lone surrogates, which no JSON encoder takes): the replay spells them `\\xff`, the
+    seat's result keeps them exactly."""
+    detail = controls.spelled(seat.detail)
+    return {"forfeit": seat.index, "reason": str(seat.status), "detail": detail}
+
+
 def _play(spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool) -> list[dict[str, Any]]:
     """Drive the game to its end; returns the replay's event list."""
     events: list[dict[str, Any]] = []
@@ -294,7 +302,7 @@ def _play(spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool) -> lis
             was_ok = seat.status is SeatStatus.OK
             decision, took, by = _ask(spec, seat, game, pool)
             if was_ok and seat.status is not SeatStatus.OK:
-                events.append({"forfeit": index, "reason": str(seat.status), "detail": seat.detail})
+                events.append(_forfeit_event(seat))
             choices[index] = decision
             events.append({"seat": index, "decision": decision, "ms": round(took * 1000, 3)})
             if by == "fallback":
@@ -354,11 +362,7 @@ def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
     events: list[dict[str, Any]] = []
     try:
         _start_seats(spec, seats, game, pool)
-        events = [
-            {"forfeit": s.index, "reason": str(s.status), "detail": s.detail}
-            for s in seats
-            if s.status is not SeatStatus.OK
-        ]
+        events = [_forfeit_event(s) for s in seats if s.status is not SeatStatus.OK]
         events += _play(spec, game, seats, pool)
         outcome, ranks = _finish(spec, game, seats, pool)
     except Exception as error:  # arena's own failure: void the match, blame no bot

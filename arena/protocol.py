@@ -37,8 +37,16 @@ def decode(line: bytes) -> dict[str, Any]:
     return message
 
 
+def text_of(data: bytes | bytearray) -> str:
+    """Bytes a bot wrote as text, losslessly: a byte that is not UTF-8 becomes a lone
+    surrogate (`surrogateescape`, 0xff as U+DCFF), which the store keeps and
+    `text.encode("utf-8", "surrogateescape")` turns back into the byte; screens and
+    replays spell it `\\xff` (arena.controls). "replace" made every such byte U+FFFD."""
+    return data.decode("utf-8", "surrogateescape")
+
+
 def _clip(line: bytes, limit: int = 120) -> str:
-    text = line[:limit].decode("utf-8", "replace")
+    text = text_of(line[:limit])
     return text + ("..." if len(line) > limit else "")
 
 

@@ -227,6 +227,29 @@ def test_a_bot_honest_only_in_a_processs_first_match_is_refused(tmp_path: Path) 
         store.close()
 
 
+def test_issue_30_a_line_of_invalid_utf8_is_reported_as_the_bytes_it_was(tmp_path: Path) -> None:
+    """tests/bots/bad_utf8_later answers a line that is not UTF-8 in its second match:
+    the report quoted it (and its stderr) with U+FFFD for each bad byte. Now --json
+    carries the exact bytes (surrogateescape, as \\udcNN JSON escapes) and the report
+    shows each as \\xNN."""
+    constants: dict[str, bytes] = {}
+    source = (TEST_BOTS / "bad_utf8_later" / "bot.py").read_text()
+    exec(source.split("matches = 0")[0], constants)  # its constants only
+    line, noise = constants["LINE"].rstrip(b"\n"), constants["NOISE"]
+    folder = copy_of("bad_utf8_later", tmp_path / "bad")
+    checked = arena(tmp_path / "home", "bot", "check", str(folder), "--json", "--seed", "2")
+    assert checked.exit_code == 1, checked.output
+    (game,) = json.loads(checked.stdout)["games"]
+    assert game["forfeit"]["status"] == "invalid"
+    assert game["forfeit"]["line"].encode("utf-8", "surrogateescape") == line
+    assert game["stderr_tail"].encode("utf-8", "surrogateescape").endswith(noise)
+    shown = arena(tmp_path / "home", "bot", "check", str(folder), "--seed", "2")
+    assert shown.exit_code == 1 and "\ufffd" not in shown.output
+    words = " ".join(shown.stdout.split())  # the report wraps at 80 columns
+    assert f"the bot printed: {line.decode('utf-8', 'backslashreplace')} " in words
+    assert noise.decode("utf-8", "backslashreplace").strip() in words
+
+
 def reuse_pattern(monkeypatch: pytest.MonkeyPatch, name: str) -> list[tuple[int, int]]:
     """From now on, per match of bot `name`: (which of its processes, that process's
     match count), in the order the matches end."""

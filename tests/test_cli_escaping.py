@@ -22,8 +22,9 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from arena import registry
+from arena import controls, registry
 from arena.cli import app, safe
+from arena.cli.common import echo_json
 from arena.manifest import load_manifest
 from arena.store import Store, default_url
 from tests.helpers import TEST_BOTS
@@ -254,3 +255,54 @@ def test_invisible_characters_are_escaped_and_json_keeps_them_exact() -> None:
     document = json.dumps({"bot": INVISIBLE}, ensure_ascii=False)
     escaped = safe.json_text(document)
     assert escaped.isascii() and json.loads(escaped) == {"bot": INVISIBLE}
+
+
+# ----- issue 30, item 2: bytes a bot wrote that are not UTF-8 ---------------------------
+#: What arena reads of bytes that are not UTF-8 (surrogateescape): 0xff 0xfe, a cut
+#: sequence, an overlong "/" and an encoded surrogate, then a surrogate no byte gives.
+NOT_UTF8 = b"\xff\xfe \xe2\x82 \xc0\xaf \xed\xa0\x80".decode("utf-8", "surrogateescape")
+
+
+def test_issue_30_a_byte_that_was_not_utf8_shows_as_that_byte() -> None:
+    """Such text reached the terminal as U+FFFD before; raw, no encoder takes it."""
+    expected = r"\xff\xfe \xe2\x82 \xc0\xaf \xed\xa0\x80"
+    assert safe.visible(NOT_UTF8) == expected
+    assert controls.spelled(NOT_UTF8) == expected  # a replay's spelling
+    assert safe.visible(f"{NOT_UTF8}\n\ud800", block=True) == expected + "\n\\ud800"
+    assert safe.text(NOT_UTF8).plain.encode("utf-8") == expected.encode()
+    buffer = io.StringIO()
+    handler = safe.LineHandler()
+    handler.emit = lambda record: buffer.write(handler.format(record) + "\n")  # type: ignore[method-assign]
+    logger = logging.getLogger("arena.test_not_utf8")
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        logger.warning("bot >> %s", NOT_UTF8)  # a -vv protocol line
+    finally:
+        logger.removeHandler(handler)
+    assert buffer.getvalue() == f"arena.test_not_utf8: warning: bot >> {expected}\n"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        NOT_UTF8,
+        "\x10dcff \x10 \\u0010dcff \\\\\x10 \udcff",
+        "\x00\udc80\\\udc80\\\\\udc80 " + HOSTILE,
+    ],
+)
+def test_issue_30_json_output_spells_them_as_escapes_that_parse_back(
+    said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """orjson refuses lone surrogates (every --json of such a text was a traceback): they
+    are written as JSON escapes, the rest as before; U+0010, the mark, stays exact."""
+    data = {"detail": said, said: [said, 1, None, {"stderr_tail": said}]}
+    echo_json(data)
+    document = capsys.readouterr().out
+    assert document == safe.json_document(data) + "\n"
+    document.encode("utf-8")  # printable: no raw surrogate
+    assert RAW.search(document) is None
+    assert json.loads(document) == data
+    assert json.loads(document)["detail"].encode("utf-8", "surrogateescape") == said.encode(
+        "utf-8", "surrogateescape"
+    )

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -278,6 +279,65 @@ def test_issue_30_a_bot_writing_nul_later_neither_stops_nor_loses_a_match(
     shown = arena(tmp_path, url, "bot", "show", "nul_later")
     assert shown.returncode == 0, shown.stderr
     assert "\x00" not in shown.stdout and "not json \\x00 nul \\x10 escape end" in shown.stdout
+    store.close()
+
+
+def _bad_utf8_later() -> tuple[bytes, bytes]:
+    """The stderr noise and the answer line tests/bots/bad_utf8_later writes later on."""
+    found: dict[str, Any] = {}
+    source = (ROOT / "tests" / "bots" / "bad_utf8_later" / "bot.py").read_text()
+    exec(source.split("matches = 0")[0], found)  # its constants only
+    return found["NOISE"], found["LINE"]
+
+
+def _bytes(text: str) -> bytes:
+    """What a text arena read from a bot stands for: the bytes the bot wrote."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def test_issue_30_invalid_utf8_from_a_bot_is_stored_as_the_bytes_it_wrote(
+    tmp_path: Path, url: str
+) -> None:
+    """0xff 0xfe, a cut sequence, overlong encodings and an encoded surrogate, in stderr
+    and in an invalid answer line, became U+FFFD before the store. Now the stored stderr
+    tail and forfeit detail are those bytes exactly (surrogateescape), `bot show` spells
+    each as \\xNN, --json spells them as \\udcNN JSON escapes that parse back to them,
+    and the replay, a JSON document, quotes them as \\xNN."""
+    noise, line = _bad_utf8_later()
+    store = Store(url)
+    register_unchecked(store, "bad_utf8_later")  # the check would catch it
+    played = arena(
+        tmp_path,
+        url,
+        *["tournament", "run", "--game", "take-that", "--bots", "first-legal,bad_utf8_later"],
+        *["--deals", "2", "--seed", "4", "--workers", "1", "--quiet"],
+    )
+    assert played.returncode == 0, played.stderr
+    [tournament] = store.tournaments()
+    assert store.match_counts(tournament.id or 0) == (4, 4)
+    forfeits = store.forfeits("bad_utf8_later", limit=10)
+    assert forfeits, "the bot misbehaves from its second match in a process"
+    quoted = line.rstrip(b"\n")
+    spelled = quoted.decode("utf-8", "backslashreplace")  # each bad byte as \\xNN
+    for match, seat in forfeits:
+        assert seat.status == "invalid"
+        assert _bytes(seat.detail) == b"not JSON: " + quoted, repr(seat.detail)
+        assert _bytes(seat.stderr).endswith(noise), repr(seat.stderr)
+        replay = json.loads(store.replay(match.id or 0) or "")
+        [event] = [e for e in replay["events"] if "forfeit" in e]
+        assert event["detail"] == "not JSON: " + spelled
+    shown = arena(tmp_path, url, "bot", "show", "bad_utf8_later")
+    assert shown.returncode == 0, shown.stderr
+    assert "\ufffd" not in shown.stdout and "not json \\xff\\xfe, \\xe2\\x82 cut" in shown.stdout
+    assert noise.rstrip(b"\n").decode("utf-8", "backslashreplace") in shown.stdout
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", shown.stdout)
+    as_json = arena(tmp_path, url, "bot", "show", "bad_utf8_later", "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    assert "\\udcff\\udcfe" in as_json.stdout  # JSON escapes: the output is ASCII there
+    details = json.loads(as_json.stdout)
+    [recent, *_] = details["recent_forfeits"]
+    assert _bytes(recent["detail"]) == b"not JSON: " + quoted
+    assert _bytes(recent["stderr_tail"]).endswith(noise)
     store.close()
 
 

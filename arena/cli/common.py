@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from arena.cli.errors import UserError
-from arena.cli.safe import json_text, text
+from arena.cli.safe import json_document, text
 from arena.cli.tables import fitted, hidden_note, width_for
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
@@ -95,7 +95,7 @@ def check_database_folder(url: str) -> None:
 
 def echo_json(data: Any) -> None:
     """Print data as one JSON document (exact texts; display controls spelled as escapes)."""
-    typer.echo(json_text(orjson.dumps(data, default=str).decode()))
+    typer.echo(json_document(data))
 
 
 def print_rows(

@@ -13,8 +13,11 @@ keeps the exact text; `json_text` only writes the same characters as JSON escape
 from __future__ import annotations
 
 import logging
+import re
 import sys
+from typing import Any
 
+import orjson
 from rich.text import Text
 
 from arena.controls import CODES, json_escape
@@ -50,6 +53,46 @@ def json_text(document: str) -> str:
     '["\\\\u202e\\\\u007f"]'
     """
     return document.translate(_JSON)
+
+
+def json_document(data: Any) -> str:
+    """`data` as one JSON document, exact, with `json_text`'s escapes.
+
+    A byte a bot wrote that was not UTF-8 is a lone surrogate in arena's text, which
+    orjson refuses; JSON allows it as an escape (`\\udcff`), and Python's `json.loads`
+    gives the exact text back. So when orjson refuses, every string's surrogates (and
+    U+0010, the mark) are marked as U+0010 and four hex digits, and each mark, which
+    orjson writes `\\u0010`, becomes the escape of the character it stood for.
+
+    >>> json_document({"k\\udcff": ["\\x10 \\\\u0010dcff \\udcfe"]})
+    '{"k\\\\udcff":["\\\\u0010 \\\\\\\\u0010dcff \\\\udcfe"]}'
+    """
+    try:
+        document = orjson.dumps(data, default=str).decode()
+    except TypeError:  # a lone surrogate (anything else fails again below)
+        marked = orjson.dumps(_marked(data), default=str).decode()
+        document = _MARKS.sub(_unmarked, marked)
+    return json_text(document)
+
+
+#: What `_marked` writes as U+0010 and four hex digits.
+_UNMARKED = re.compile("[\x10\ud800-\udfff]")
+#: In orjson's output: an escaped backslash (skipped whole), or a mark and its digits.
+_MARKS = re.compile(r"\\(?:\\|u0010([0-9a-f]{4}))")
+
+
+def _marked(value: Any) -> Any:
+    if isinstance(value, str):
+        return _UNMARKED.sub(lambda found: f"\x10{ord(found.group()):04x}", value)
+    if isinstance(value, dict):
+        return {_marked(k): _marked(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_marked(v) for v in value]
+    return value
+
+
+def _unmarked(found: re.Match[str]) -> str:
+    return found.group() if found.group(1) is None else f"\\u{found.group(1)}"
 
 
 class LineHandler(logging.StreamHandler):  # type: ignore[type-arg]

@@ -218,7 +218,7 @@ class BotProcess:
         """The last part of what the bot wrote to stderr."""
         with contextlib.suppress(OSError, AttributeError):
             self._drain_stderr()
-        return self._stderr.decode("utf-8", "replace")
+        return protocol.text_of(self._stderr)
 
     # ----- the protocol ---------------------------------------------------
     def start_match(self, message: dict[str, Any], deadline: float) -> None:
@@ -251,7 +251,7 @@ class BotProcess:
         """
         data = self.last_sent = _dumps(message, option=_NEWLINE)
         if self._debug:
-            LOG.debug("%s << %s", self.name, data[:-1].decode("utf-8", "replace"))
+            LOG.debug("%s << %s", self.name, protocol.text_of(data[:-1]))
         try:
             written = os.write(self._in, data)
         except BlockingIOError:
@@ -280,9 +280,7 @@ class BotProcess:
                     ):
                         self.last_line = chunk[:-1]
                         if self._debug:
-                            LOG.debug(
-                                "%s >> %s", self.name, self.last_line.decode("utf-8", "replace")
-                            )
+                            LOG.debug("%s >> %s", self.name, protocol.text_of(self.last_line))
                         return reply["decision"]
                 except (ValueError, KeyError, TypeError):  # not JSON, or not a plain decision
                     pass
@@ -316,7 +314,7 @@ class BotProcess:
         """Write one message; a bot that does not read cannot block us past `deadline`."""
         data = self.last_sent = protocol.encode(message)
         if self._debug:
-            LOG.debug("%s << %s", self.name, data[:-1].decode("utf-8", "replace"))
+            LOG.debug("%s << %s", self.name, protocol.text_of(data[:-1]))
         self._write_all(memoryview(data), deadline)
 
     def _write_all(self, view: memoryview, deadline: float) -> None:
@@ -380,7 +378,7 @@ class BotProcess:
         line = self.last_line = bytes(buffer[:end])
         del buffer[: end + 1]
         if self._debug:
-            LOG.debug("%s >> %s", self.name, line.decode("utf-8", "replace"))
+            LOG.debug("%s >> %s", self.name, protocol.text_of(line))
         return line
 
     def _read_some(self, deadline: float) -> None:

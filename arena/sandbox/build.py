@@ -85,7 +85,7 @@ def run_build(
         work = scratch / "bot"
         shutil.copytree(folder, work, symlinks=True)
         code, said = _run(argv, work, limits, timeout_s)
-        output = said.decode("utf-8", "replace")
+        output = said.decode("utf-8", "surrogateescape")  # the bytes, shown as \\xff
         if code is None:
             raise BuildError(f"build timed out after {timeout_s:g} s", output)
         if code != 0:

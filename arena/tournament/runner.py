@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from arena import rating, registry, seeds
+from arena import controls, rating, registry, seeds
 from arena.errors import StoreError
 from arena.games import load_game
 from arena.manifest import find_bot
@@ -227,8 +227,9 @@ def _to_record(
 
 
 def _replay_text(replay: dict[str, Any]) -> str:
-    """The replay as JSON; a lone surrogate (invalid UTF-8 a bot wrote), which JSON
-    cannot hold, spelled as its escape there (the seat row keeps the exact text)."""
+    """The replay as JSON; a lone surrogate (a byte a bot wrote that was not UTF-8),
+    which orjson refuses, spelled there as run_match spells it (`\\xff`, see
+    arena.controls.spelled; the seat row keeps the exact text)."""
     try:
         return orjson.dumps(replay).decode()
     except TypeError:
@@ -236,9 +237,9 @@ def _replay_text(replay: dict[str, Any]) -> str:
 
 
 def _spelled(value: Any) -> Any:
-    """`value` with every string's lone surrogates written as escapes (``\\udc80``)."""
+    """`value` with every string's lone surrogates written as escapes (``\\x80``)."""
     if isinstance(value, str):
-        return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        return controls.spelled(value)
     if isinstance(value, dict):
         return {_spelled(k): _spelled(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
