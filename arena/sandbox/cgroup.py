@@ -19,8 +19,8 @@ at the end whatever is still inside is killed and the directories are removed.
 Directories left by a killed arena are removed the next time the controllers are
 looked up (arena-PID-N of a PID no process has; one of this process's own PID, left by
 a dead one that had it, when this process makes that name). A live arena's are never
-touched, so arenas can run side by side. ARENA_SANDBOX_CGROUP=off turns all of this off; a comma list
-(`memory,pids`) uses only those controllers (the fairness benchmark turns `cpu` off).
+touched, so arenas can run side by side. ARENA_SANDBOX_CGROUP=off turns all of this off;
+a comma list (`memory,pids`) uses only those controllers (the fairness benchmark turns `cpu` off).
 """
 
 from __future__ import annotations
