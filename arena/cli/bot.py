@@ -118,7 +118,7 @@ def show(name: Annotated[str, typer.Argument(help="Bot name.")], as_json: JsonFl
         return
     out.print(text(f"{name}: owner {details['owner']}"), soft_wrap=True)
     if details["description"]:
-        out.print(text(details["description"]), soft_wrap=True)
+        out.print(text(details["description"]))  # wrapped at spaces, as prose
     print_rows(details["versions"], f"{name}: versions")
     if details["retired"]:
         out.print(
