@@ -54,6 +54,14 @@ def test_init_refuses_in_one_line(
     assert len(result.output.strip().splitlines()) == 1
 
 
+def test_the_next_step_names_the_folder_as_a_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["init", "mybot"])
+    assert "next: arena bot check ./mybot   then: arena bot submit ./mybot" in result.output
+
+
 def test_init_never_writes_over_a_folder_with_files(tmp_path: Path) -> None:
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "bot.py").write_text("keep me")

@@ -32,7 +32,7 @@ def init(
     ),
 ) -> None:
     """Start a bot from a starter kit: copy it to FOLDER, named after the folder."""
-    from arena.names import name_problem
+    from arena.names import is_path, name_problem
 
     if kit not in kits():
         raise UserError(f"no starter kit {kit!r} (kits: {', '.join(kits())})")
@@ -52,7 +52,8 @@ def init(
     named = re.sub(r'(?m)^name = ".*"$', f'name = "{name}"', manifest.read_text(), count=1)
     manifest.write_text(named)
     out.print(text(f"created {folder}: bot {name} from the {kit} starter kit"))
-    out.print(text(f"next: arena bot check {folder}   then: arena bot submit {folder}"))
+    shown = str(folder) if is_path(str(folder)) else f"./{folder}"  # a name is not a folder
+    out.print(text(f"next: arena bot check {shown}   then: arena bot submit {shown}"))
 
 
 def places() -> dict[str, str]:
