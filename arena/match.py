@@ -24,13 +24,17 @@ import traceback
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena import controls, protocol, sandbox, seeds
 from arena.games import Decision, Game, Outcome, load_game
 from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess
 from arena.sandbox import Limits
+from arena.sandbox.bwrap import VerifiedRead
+
+if TYPE_CHECKING:
+    from arena.botfiles import BotFile
 
 LOG = logging.getLogger("arena.match")
 REPLAY_FORMAT = "arena-replay"
@@ -193,6 +197,21 @@ class _Seat:
             self.bot = None
 
 
+def _checked_reading(folder: Path, sha256: str) -> VerifiedRead:
+    """How the sandbox reads a stored version: once, checked against its submission
+    (`arena.manifest.verified_files`); SandboxError (the match void) if it changed."""
+    from arena.botfiles import BotFolderError
+    from arena.manifest import verified_files
+
+    def read() -> dict[tuple[str, ...], BotFile]:
+        try:
+            return verified_files(folder, sha256)
+        except BotFolderError as error:
+            raise sandbox.SandboxError(str(error)) from None
+
+    return read
+
+
 def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None:
     """Start (or reuse) the seat's process and complete the start/ready handshake."""
     ref = seat.ref
@@ -208,7 +227,7 @@ def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None
         decision_timeout_ms=int(spec.decision_timeout * 1000),
     )
     if ref.sha256 is not None:  # a stored version runs only as the bytes it was checked with
-        sandbox.expect_version(Path(ref.folder), ref.sha256)
+        sandbox.expect_version(Path(ref.folder), _checked_reading(Path(ref.folder), ref.sha256))
     try:
         seat.bot = pool.acquire(
             ref.name, ref.argv, Path(ref.folder), spec.limits, deal=spec.keys.deal

@@ -49,8 +49,11 @@ def _bots(work: Path) -> list[tuple[str, Path]]:
 
 
 def _time(staging: Staging, folder: Path, sha256: str | None) -> float:
+    from arena.manifest import verified_files
+
+    checked = None if sha256 is None else (lambda: verified_files(folder, sha256))
     start = time.perf_counter()
-    copy = staging.acquire(folder, sha256)
+    copy = staging.acquire(folder, checked)
     elapsed = time.perf_counter() - start
     staging.release(copy)
     return elapsed

@@ -218,27 +218,26 @@ def _launcher() -> _Launcher:
         return _LAUNCHER
 
 
-#: Stored versions to verify before they run: folder -> the sha256 checked at submission.
-_VERSIONS: dict[str, str] = {}
+#: Stored versions to verify before they run: folder -> how to read it checked.
+_VERSIONS: dict[str, bw.VerifiedRead] = {}
 #: Folders verified in this process when bots run from the folder itself (no bubblewrap).
 _VERIFIED: set[tuple[int, str]] = set()
 
 
-def expect_version(folder: Path, sha256: str) -> None:
-    """Run `folder` only as the stored version `sha256` (verified when staged, `bw.Staging`)."""
-    _VERSIONS[str(folder)] = sha256
+def expect_version(folder: Path, verified: bw.VerifiedRead) -> None:
+    """Run `folder` only as the stored version `verified` checks it against (`bw.Staging`).
+
+    The caller knows versions (arena.match, with arena.manifest.verified_files); the
+    sandbox only asks for the checked reading before a bot runs.
+    """
+    _VERSIONS[str(folder)] = verified
 
 
 def _verify_in_place(folder: Path) -> None:
     """Without a staged copy: verify a stored version once per process (SandboxError)."""
-    sha256 = _VERSIONS.get(str(folder))
-    if sha256 is not None and (os.getpid(), str(folder)) not in _VERIFIED:
-        from arena import botfiles, manifest  # arena.manifest builds bots in this sandbox
-
-        try:
-            manifest.verified_files(folder, sha256)
-        except botfiles.BotFolderError as error:
-            raise SandboxError(str(error)) from None
+    verified = _VERSIONS.get(str(folder))
+    if verified is not None and (os.getpid(), str(folder)) not in _VERIFIED:
+        verified()
         _VERIFIED.add((os.getpid(), str(folder)))
 
 

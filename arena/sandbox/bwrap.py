@@ -34,11 +34,18 @@ import re
 import shutil
 import stat
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.sandbox.limits import Limits
-from arena.sandbox.uids import SandboxError
+
+if TYPE_CHECKING:
+    from arena.botfiles import BotFile
+
+#: Reads a stored version's folder once and returns its files if they are exactly what
+#: was checked at submission; SandboxError if not (arena.match gives it, from arena.manifest).
+VerifiedRead = Callable[[], "dict[tuple[str, ...], BotFile]"]
 
 #: Directories bound read-only at the same path when they exist (links stay links).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -359,12 +366,12 @@ class Staging:
         self._users: dict[Path, int] = {}
         sweep(base, "stage-")
 
-    def acquire(self, folder: Path, sha256: str | None = None) -> Path:
+    def acquire(self, folder: Path, verified: VerifiedRead | None = None) -> Path:
         """The path to mount at /bot for `folder`: its staged copy (made on first use).
 
-        For a stored version (`sha256`), the copy is written from one reading of the
-        folder that was verified to be the bytes checked at its submission
-        (`stage_version`); SandboxError if it is not.
+        For a stored version, `verified` reads the folder once and checks it is the
+        bytes checked at its submission; the copy is written from that reading
+        (`stage_version`), so nothing can change in between. SandboxError if it is not.
         """
         key = hashlib.sha256(str(folder).encode()).hexdigest()[:16]
         target = self.base / key
@@ -373,10 +380,10 @@ class Staging:
                 self.base.mkdir(mode=0o711, parents=True, exist_ok=True)
                 with contextlib.suppress(FileNotFoundError):
                     shutil.rmtree(target)
-                if sha256 is None:
+                if verified is None:
                     shutil.copytree(folder, target, symlinks=True)
                 else:
-                    stage_version(folder, sha256, target)
+                    stage_version(verified, target)
                 open_up(target)
             self._users[target] = self._users.get(target, 0) + 1
         return target
@@ -394,20 +401,16 @@ class Staging:
                     self.base.rmdir()
 
 
-def stage_version(folder: Path, sha256: str, target: Path) -> None:
-    """Write the stored version at `folder` to `target` if it is what was checked.
+def stage_version(verified: VerifiedRead, target: Path) -> None:
+    """Write a stored version to `target` from `verified`'s one checked reading of it.
 
-    The bytes written are the bytes hashed, so nothing can change between the check
-    and the copy the bot runs; SandboxError (the match is void, the bot not run) if
-    the folder differs from its submission.
+    `verified` (given by the caller that knows versions: arena.match, through
+    `arena.sandbox.expect_version`) raises SandboxError when the folder differs from
+    its submission: the match is void and the bot not run.
     """
-    from arena import botfiles, manifest  # arena.manifest builds bots in this sandbox
+    from arena import botfiles
 
-    try:
-        files = manifest.verified_files(folder, sha256)
-    except botfiles.BotFolderError as error:
-        raise SandboxError(str(error)) from None
-    botfiles.write_folder(files, target)
+    botfiles.write_folder(verified(), target)
 
 
 def open_up(root: Path) -> None:
