@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
 from collections.abc import Iterator
 
 import pytest
@@ -95,3 +96,14 @@ def host_listener() -> Iterator[None]:
         pass  # taken: the bot's other attempts still run
     yield
     server.close()
+
+
+@pytest.fixture
+def counters_alone() -> Iterator[None]:
+    """Tests that move or read machine-wide kernel counters (aio-nr, pty nr) run one at a
+    time across the suite's worker processes: two of them at once read each other's."""
+    import fcntl
+
+    with open(os.path.join(tempfile.gettempdir(), "arena-test-kernel-counters.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield

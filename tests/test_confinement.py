@@ -219,6 +219,7 @@ def pair_learned(result: MatchResult) -> list[tuple[int, str, int]]:
     ]
 
 
+@pytest.mark.usefixtures("counters_alone")
 @needs_filter
 def test_colluding_seats_learn_nothing_through_kernel_counters() -> None:
     result = kernel_pair()
@@ -229,6 +230,7 @@ def test_colluding_seats_learn_nothing_through_kernel_counters() -> None:
         assert "openpty failed (ENOENT)" in seat.stderr
 
 
+@pytest.mark.usefixtures("counters_alone")
 @needs_bwrap
 def test_unconfined_the_colluders_pass_the_hand_through_kernel_counters(
     unfiltered: None, unmasked: None
