@@ -11,8 +11,9 @@ which hands `RANGES` to its scripts) both spell each of them as an escape with
 The list is every control (Unicode category Cc: C0, DEL, C1), every format character
 (Cf: bidi embeddings, overrides, isolates and marks, zero-width space and joiners,
 the BOM, the soft hyphen, invisible operators, tag characters) and the line and
-paragraph separators (Zl, Zp), of Unicode 14 (Python 3.11's); tests/test_viewer.py
-checks it against the running Python's tables. Written out because scanning the
+paragraph separators (Zl, Zp), of Unicode 15.1 (Python 3.13's), which holds those of
+every older Unicode; tests/test_viewer.py checks it against the running Python's tables
+(a character that an older table has not assigned yet may be in the list). Written out because scanning the
 tables at import costs a tenth of a second on every command.
 
 Bytes a bot writes that are not UTF-8 reach arena's text as lone surrogates
@@ -45,7 +46,7 @@ RANGES: tuple[tuple[int, int], ...] = (
     (0xFFF9, 0xFFFB),  # interlinear annotation
     (0x110BD, 0x110BD),
     (0x110CD, 0x110CD),
-    (0x13430, 0x13438),
+    (0x13430, 0x1343F),  # Egyptian hieroglyph format controls (0x13439-F: Unicode 15)
     (0x1BCA0, 0x1BCA3),
     (0x1D173, 0x1D17A),
     (0xE0001, 0xE0001),  # language tag

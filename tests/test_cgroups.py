@@ -269,10 +269,13 @@ def test_fork_churn_is_charged_to_the_churners_cgroup(sandbox_mode: str) -> None
         first = _procs(cpu)
         seen: set[int] = set()
         give_up = time.monotonic() + 30
+        started: set[tuple[int, str]] = set()  # (pid, start time): a pid is soon reused
         while time.monotonic() < give_up and not (
             _counter(cpu / "cpu.stat", "nr_throttled") > 0 and len(seen - first) > 10
         ):
-            seen |= _procs(cpu)  # forked children, each in the churner's own cgroup
+            now = _procs(cpu)  # forked children, each in the churner's own cgroup
+            seen |= now
+            started |= {(pid, when) for pid in now if (when := _start_time(pid))}
         assert _counter(cpu / "cpu.stat", "nr_throttled") > 0  # the quota holds its forking
         assert int((pids / "pids.peak").read_text()) <= 24  # never more alive than the cap
         assert len(seen - first) > 10
@@ -280,4 +283,14 @@ def test_fork_churn_is_charged_to_the_churners_cgroup(sandbox_mode: str) -> None
         assert answer == 7  # the churner still plays
     finally:
         bot.close(grace=0)
-    assert not any(Path(f"/proc/{pid}").exists() for pid in seen)
+    assert started and not any(_start_time(pid) == when for pid, when in started)
+
+
+def _start_time(pid: int) -> str:
+    """When a process started (/proc/PID/stat's 22nd field), or "" once it is gone: with
+    the pid, it names one process, where the pid alone may already name a newer one."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rpartition(")")[2].split()[19]
