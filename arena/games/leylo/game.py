@@ -87,7 +87,12 @@ def _max_decisions() -> int:
 
 
 class Leylo(Game):
-    """LEYLO for 2-6 players: lowest total after 3-5 rounds wins."""
+    """LEYLO for 2-6 players: lowest total after 3-5 rounds wins.
+
+    Besides the `Game` interface, its public methods (`flip`, `draw`, ... `has_line`)
+    are the package's internal interface for the fast playout, `state.LeyloState`
+    (see the package docstring): not for bots.
+    """
 
     spec = GameSpec(
         id="leylo",
@@ -214,29 +219,29 @@ class Leylo(Game):
             self.pile_known = True
         self.phase = TURN
 
-    def _after_action(self, seat: int, context: str) -> None:
+    def after_action(self, seat: int, context: str) -> None:
         """Offer line clearing to `seat` if it has a complete line, else go on (L4)."""
-        if self._has_line(seat):
+        if self.has_line(seat):
             self.phase = CLEAR
             self.actor = seat
             self.clear_context = context
         else:
-            self._go_on(context)
+            self.go_on(context)
 
-    def _go_on(self, context: str) -> None:
+    def go_on(self, context: str) -> None:
         """Continue after a turn's action or after a claim."""
         if context == "turn":
-            self._end_turn()
+            self.end_turn()
         else:
             self._begin_turn(self.next_seat)
 
-    def _end_turn(self) -> None:
+    def end_turn(self) -> None:
         """Count the turn; end the round (L6, L10) or open the claim gap (L5)."""
         n = self.players
         cur = self.current
         self.turns += 1
         if self.ender is None:
-            if self._face_down(cur) == 0:
+            if self.face_down_count(cur) == 0:
                 self.ender = cur
                 self.final_left = n - 1
             elif self.turns >= TURNS_PER_PLAYER * n:
@@ -249,9 +254,9 @@ class Leylo(Game):
                 return
         self.next_seat = (cur + 1) % n
         self.claim_queue = list(CLAIM_ORDER[n][self.next_seat])
-        self._offer_claim()
+        self.offer_claim()
 
-    def _offer_claim(self) -> None:
+    def offer_claim(self) -> None:
         """Ask the next eligible seat of the queue about a claim, or start the next turn."""
         queue = self.claim_queue
         while queue:
@@ -302,11 +307,11 @@ class Leylo(Game):
         counted = compress(cards, self.up[seat]) if face_up_only else cards
         return sum(map(values.__getitem__, counted))
 
-    def _face_down(self, seat: int) -> int:
+    def face_down_count(self, seat: int) -> int:
         """Number of face-down cards in a grid (an empty cell is never face up)."""
         return self.up[seat].count(False) - self.cards[seat].count(EMPTY)
 
-    def _line_indexes(self, seat: int, mask: int | None = None) -> list[int]:
+    def line_indexes(self, seat: int, mask: int | None = None) -> list[int]:
         """Indexes into LINES of the lines that may be cleared now (L4), rows first; `mask`
         is the grid's face-up mask if the caller keeps it (the random playout does)."""
         cards = self.cards[seat]
@@ -316,30 +321,30 @@ class Leylo(Game):
             if is_line(map(cards.__getitem__, LINE_CELLS[index]))
         ]
 
-    def _has_line(self, seat: int, mask: int | None = None) -> bool:
+    def has_line(self, seat: int, mask: int | None = None) -> bool:
         """True when the grid holds a line that may be cleared now (`mask` as above)."""
-        return bool(self._line_indexes(seat, mask))
+        return bool(self.line_indexes(seat, mask))
 
-    def _swap_pairs(self, seat: int) -> Sequence[tuple[int, int]]:
+    def swap_pairs(self, seat: int) -> Sequence[tuple[int, int]]:
         """The adjacent pairs of non-empty cells a turn may swap (L3), ascending."""
         cards = self.cards[seat]
         if EMPTY not in cards:
             return ADJACENT
         return [(a, b) for a, b in ADJACENT if cards[a] != EMPTY and cards[b] != EMPTY]
 
-    def _filled_cells(self, seat: int) -> Sequence[int]:
+    def filled_cells(self, seat: int) -> Sequence[int]:
         """The non-empty cells of a grid, ascending."""
         cards = self.cards[seat]
         if EMPTY not in cards:
             return ALL_CELLS
         return [cell for cell in ALL_CELLS if cards[cell] != EMPTY]
 
-    def _face_down_cells(self, seat: int) -> list[int]:
+    def face_down_cells(self, seat: int) -> list[int]:
         """The face-down cells of a grid, ascending (an empty cell is never face up)."""
         cards, up = self.cards[seat], self.up[seat]
         return [cell for cell in ALL_CELLS if not up[cell] and cards[cell] != EMPTY]
 
-    def _claim_cells(self, seat: int) -> list[int]:
+    def claim_cells(self, seat: int) -> list[int]:
         """The cells of the face-up action cards a claim may exchange (L5, R8), ascending."""
         cards = self.cards[seat]
         return [cell for cell in compress(ALL_CELLS, self.up[seat]) if cards[cell] == ACTION]
@@ -359,77 +364,87 @@ class Leylo(Game):
         """The decisions of the phase, in a fixed order (see the rules page); the decisions
         are shared objects (decisions.py), the list is new."""
         if self.phase == FLIP:
-            return list(map(FLIPS.__getitem__, self._face_down_cells(seat)))
+            return list(map(FLIPS.__getitem__, self.face_down_cells(seat)))
         if self.phase == TURN:
             draws = DRAWS[bool(self.pile), bool(self.discard)]
             if EMPTY not in self.cards[seat]:
                 return [*draws, *SWAPS]
-            return [*draws, *map(SWAP_BY_PAIR.__getitem__, self._swap_pairs(seat))]
+            return [*draws, *map(SWAP_BY_PAIR.__getitem__, self.swap_pairs(seat))]
         if self.phase == PLACE:
             return [
-                *map(REPLACES.__getitem__, self._filled_cells(seat)),
-                *map(REVEALS.__getitem__, self._face_down_cells(seat)),
+                *map(REPLACES.__getitem__, self.filled_cells(seat)),
+                *map(REVEALS.__getitem__, self.face_down_cells(seat)),
             ]
         if self.phase == CLEAR:
-            return [*map(CLEARS.__getitem__, self._line_indexes(seat)), KEEP]
+            return [*map(CLEARS.__getitem__, self.line_indexes(seat)), KEEP]
         # CLAIM
-        return [*map(CLAIMS.__getitem__, self._claim_cells(seat)), PASS]
+        return [*map(CLAIMS.__getitem__, self.claim_cells(seat)), PASS]
 
     def _apply(self, seat: int, decision: Decision) -> None:
         """Apply one checked decision."""
         action = decision["action"]
-        cards, up = self.cards[seat], self.up[seat]
         if action == "flip":
-            up[decision["cell"]] = True
-            self.flips[seat] += 1
-            if all(f >= OPENING_FLIPS for f in self.flips):
-                self.start_seat = self._choose_start()
-                self._begin_turn(self.start_seat)
+            self.flip(seat, decision["cell"])
         elif action == "draw":
-            self._draw(decision["source"])
+            self.draw(decision["source"])
         elif action == "swap":
             a, b = decision["cells"]
             self._swap(seat, a, b)
-            self._after_action(seat, "turn")
+            self.after_action(seat, "turn")
         elif action == "replace":
-            self._place(seat, decision["cell"], replace=True)
-            self._after_action(seat, "turn")
+            self.place(seat, decision["cell"], replace=True)
+            self.after_action(seat, "turn")
         elif action == "discard":
-            self._place(seat, decision["reveal"], replace=False)
-            self._after_action(seat, "turn")
+            self.place(seat, decision["reveal"], replace=False)
+            self.after_action(seat, "turn")
         elif action == "clear":
             kind = "row" if "row" in decision else "column"
-            line = next(ln for ln in LINES if ln[0] == kind and ln[1] == decision[kind])
-            cleared = [cards[c] for c in line[2]]
-            self.discard.extend(c for c in cleared if c not in JOKERS)
-            self.discard.extend(c for c in cleared if c in JOKERS)  # jokers on top (L4)
-            for c in line[2]:
-                cards[c] = EMPTY
-                up[c] = False
-            if not self._has_line(seat):
-                self._go_on(self.clear_context)
+            number = decision[kind]
+            self.clear_line(seat, next(i for i, ln in enumerate(LINES) if ln[:2] == (kind, number)))
         elif action == "keep":
-            self._go_on(self.clear_context)
+            self.go_on(self.clear_context)
         elif action == "claim":
-            self._claim(seat, decision["cell"])
-            self._after_action(seat, "claim")
+            self.claim(seat, decision["cell"])
+            self.after_action(seat, "claim")
         else:  # pass
-            self._offer_claim()
+            self.offer_claim()
 
-    # The parts of a turn (L3); the caller goes on with `_after_action`.
+    def flip(self, seat: int, cell: int) -> None:
+        """Turn up `cell` in the opening (L2); the last flip of all starts the first turn."""
+        self.up[seat][cell] = True
+        self.flips[seat] += 1
+        if all(f >= OPENING_FLIPS for f in self.flips):
+            self.start_seat = self._choose_start()
+            self._begin_turn(self.start_seat)
+
+    def clear_line(self, seat: int, index: int) -> None:
+        """Clear the line LINES[index] of the grid (L4): its cards go onto the discard pile,
+        jokers on top, the cells stay empty; go on once the grid holds no other line."""
+        cards, up = self.cards[seat], self.up[seat]
+        cells = LINE_CELLS[index]
+        cleared = [cards[c] for c in cells]
+        self.discard.extend(c for c in cleared if c not in JOKERS)
+        self.discard.extend(c for c in cleared if c in JOKERS)  # jokers on top (L4)
+        for c in cells:
+            cards[c] = EMPTY
+            up[c] = False
+        if not self.has_line(seat):
+            self.go_on(self.clear_context)
+
+    # The parts of a turn (L3); the caller goes on with `after_action`.
     def _swap(self, seat: int, a: int, b: int) -> None:
         """Swap two cells with their face states."""
         cards, up = self.cards[seat], self.up[seat]
         cards[a], cards[b] = cards[b], cards[a]
         up[a], up[b] = up[b], up[a]
 
-    def _draw(self, source: str) -> None:
+    def draw(self, source: str) -> None:
         """Take the top card of the draw pile or the discard pile into the hand."""
         self.held_source = source
         self.held = self.pile.pop() if source == "pile" else self.discard.pop()
         self.phase = PLACE
 
-    def _place(self, seat: int, cell: int, replace: bool) -> None:
+    def place(self, seat: int, cell: int, replace: bool) -> None:
         """Put the held card into `cell` (its card is discarded), or discard it and turn
         `cell` up; either way `cell` ends face up."""
         assert self.held is not None
@@ -442,9 +457,9 @@ class Leylo(Game):
         self.up[seat][cell] = True
         self.held = self.held_source = None
 
-    def _claim(self, seat: int, cell: int) -> None:
+    def claim(self, seat: int, cell: int) -> None:
         """Take the top discard into the face-up action card's `cell`, which goes onto the
-        discard pile; that closes the gap (L5). The caller goes on with `_after_action`."""
+        discard pile; that closes the gap (L5). The caller goes on with `after_action`."""
         self.cards[seat][cell] = self.discard.pop()
         self.discard.append(ACTION)
         self.claim_queue = []

@@ -3,20 +3,20 @@
 Random seats swap in most turns (a turn offers 2 draws and 24 swaps), so a
 random game is about a thousand quiet turns: a swap, no line, nobody able to
 claim, the next seat moves. This loop picks every decision as an index into the
-legal list `Leylo._legal` would build, in its order and drawing from the
-generator exactly as ``rng.choice`` would, and plays a quiet turn itself.
-Whenever anything else can happen (a line, a claim gap, the end of a round or of
-a final lap, a reshuffle) it hands over to the referee's own methods, so every
-rule still lives in the referee; this module only knows which turns are quiet and
-which index of a legal list means what. The history gets the same decisions as
-the plain loop's; the common ones are shared objects (see `SWAP_ENTRIES`).
+legal list the referee would build, in its order and drawing from the generator
+exactly as ``rng.choice`` would, and plays a quiet turn itself. Whenever
+anything else can happen (a line, a claim gap, the end of a round or of a final
+lap, a reshuffle) it hands over to the referee's steps (`state.LeyloState`: the
+internal interface the package docstring describes), so every rule still lives
+in the referee; this module only knows which turns are quiet and which index of
+a legal list means what. The history gets the same decisions as the plain
+loop's; the common ones are shared objects (see `SWAP_ENTRIES`).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from arena.games.base import Decision
 from arena.games.leylo.cards import (
@@ -37,11 +37,19 @@ from arena.games.leylo.cards import (
     shows_action,
     up_mask,
 )
-from arena.games.leylo.decisions import CLAIMS, DRAWS, FLIPS, PASS, REPLACES, REVEALS, SWAPS
+from arena.games.leylo.decisions import (
+    CLAIMS,
+    CLEARS,
+    DRAWS,
+    FLIPS,
+    KEEP,
+    PASS,
+    REPLACES,
+    REVEALS,
+    SWAPS,
+)
 from arena.games.leylo.draws import WIDTHS, index_picker, inline_getrandbits
-
-if TYPE_CHECKING:
-    from arena.games.leylo.game import Leylo
+from arena.games.leylo.state import LeyloState
 
 #: The history entries of a random turn, shared by all playouts (a history is only ever
 #: read, never changed: sharing spares building ~1,000 tuples per game). By seat: the
@@ -72,7 +80,7 @@ CALM: dict[int, tuple[tuple[bool, ...], ...]] = {
 }
 
 
-def random_playout(game: Leylo, rng: random.Random, limit: int) -> int:
+def random_playout(game: LeyloState, rng: random.Random, limit: int) -> int:
     """Play on with random decisions (see `Game.playout`); return how many were made."""
     return _Playout(game, rng).run(limit)
 
@@ -85,7 +93,7 @@ class _Playout:
     recounts the grids that decision may have changed (all of them after a new deal).
     """
 
-    def __init__(self, game: Leylo, rng: random.Random) -> None:
+    def __init__(self, game: LeyloState, rng: random.Random) -> None:
         self.game = game
         self.pick = index_picker(rng)
         #: The generator's own draw, for `index_by_bits` inlined in the turn loop.
@@ -133,8 +141,8 @@ class _Playout:
                 made += self.flips()
             elif phase == OVER:
                 break
-            else:
-                made += self.plain_step()
+            else:  # CLEAR
+                made += self.clear_step()
         return made
 
     def flips(self) -> int:
@@ -142,17 +150,16 @@ class _Playout:
         face-down cell (what its legal list offers); return the decisions made.
 
         The seats pick in `to_move` order, all from the state before the step (as the
-        plain loop does); then the referee applies the flips in that order, one `_apply`
+        plain loop does); then the referee applies the flips in that order, one `flip`
         each (what its `_apply_joint` does).
         """
         game = self.game
-        seats = game._to_move()
+        seats = game.to_move()
         cells = [self.pick_cell(self.cells_down(seat)) for seat in seats]
         history, cards, masks = game.history, game.cards, self.masks
         for seat, cell in zip(seats, cells, strict=True):
-            decision = FLIPS[cell]
-            game._apply(seat, decision)
-            history.append((seat, decision))
+            game.flip(seat, cell)
+            history.append((seat, FLIPS[cell]))
             masks[seat] |= BITS[cell]  # the one change to the grid: keep its counts
             if cards[seat][cell] == ACTION:
                 self.claimers |= BITS[seat]
@@ -165,7 +172,7 @@ class _Playout:
     def cells_down(self, seat: int) -> Sequence[int]:
         """The face-down cells of a grid, ascending (from its mask while it has no hole)."""
         if self.holed & BITS[seat]:
-            return self.game._face_down_cells(seat)
+            return self.game.face_down_cells(seat)
         return cells_down(self.masks[seat])
 
     def claim_step(self) -> int:
@@ -173,28 +180,32 @@ class _Playout:
         (the `claim` legal list by index); return 1."""
         game = self.game
         seat = game.claimant
-        cells = game._claim_cells(seat)
+        cells = game.claim_cells(seat)
         index = self.pick(len(cells) + 1)
         if index == len(cells):
             game.history.append((seat, PASS))
-            game._offer_claim()
+            game.offer_claim()
             return 1
         game.history.append((seat, CLAIMS[cells[index]]))
-        game._claim(seat, cells[index])
-        game._after_action(seat, "claim")
+        game.claim(seat, cells[index])
+        game.after_action(seat, "claim")
         if not self.recount_if_dealt():
             self.recount((seat,))
         return 1
 
-    def plain_step(self) -> int:
-        """One decision of clearing (one seat is asked; it is rare), as the plain loop makes
-        it; return 1."""
+    def clear_step(self) -> int:
+        """One decision of clearing (rare): a random line of the grid's to clear or keeping
+        them (the `clear` legal list by index); return 1."""
         game = self.game
-        seat = game._to_move()[0]
-        legal = game._legal(seat)
-        decision = legal[self.pick(len(legal))]
-        game._apply(seat, decision)
-        game.history.append((seat, decision))
+        seat = game.actor
+        lines = game.line_indexes(seat)
+        index = self.pick(len(lines) + 1)
+        if index == len(lines):
+            game.go_on(game.clear_context)
+            game.history.append((seat, KEEP))
+        else:
+            game.clear_line(seat, lines[index])
+            game.history.append((seat, CLEARS[lines[index]]))
         if not self.recount_if_dealt():
             self.recount((seat,))
         return 1
@@ -203,7 +214,7 @@ class _Playout:
         """Play turns (a swap, or a draw and its placing) while they end quietly, at most
         `budget` decisions; return the decisions made.
 
-        A quiet end of turn is what `_after_action` does when there is no line to
+        A quiet end of turn is what `after_action` does when there is no line to
         offer, the mover keeps a face-down card, no final lap runs, the guard is not
         reached, nobody may claim and the next turn needs no reshuffle: count the turn
         and give the next seat its turn. The turn count and the mover live in locals
@@ -231,7 +242,7 @@ class _Playout:
                 placing = False
                 made += 1
                 append((seat, self.place(seat)))
-                game.phase = TURN  # the action is done (`_after_action` sets the phase anyway)
+                game.phase = TURN  # the action is done (`after_action` sets the phase anyway)
                 calm = self.calm_seats()
                 hole = holed & bits[seat]
                 draws = (1 if pile else 0) + (1 if discard else 0)
@@ -240,7 +251,7 @@ class _Playout:
             else:
                 hole = holed & bits[seat]
                 if hole or getrandbits is None:
-                    pairs = game._swap_pairs(seat) if hole else adjacent
+                    pairs = game.swap_pairs(seat) if hole else adjacent
                     index = self.pick(draws + len(pairs))
                 else:  # `index_by_bits`, inlined
                     pairs = adjacent
@@ -251,7 +262,7 @@ class _Playout:
                 if index < draws:  # the pile comes first in the legal list
                     source = "pile" if pile and index == 0 else "discard"
                     append(DRAW_ENTRIES[seat][source])
-                    game._draw(source)
+                    game.draw(source)
                     placing = True
                     if made < budget:
                         continue
@@ -277,10 +288,10 @@ class _Playout:
                 self.write_back(seat, turns, start_turns)
                 return made
             self.write_back(seat, turns, start_turns)
-            if settled:  # no line to offer: `_after_action` would end the turn
-                game._end_turn()
+            if settled:  # no line to offer: `after_action` would end the turn
+                game.end_turn()
             else:
-                game._after_action(seat, "turn")
+                game.after_action(seat, "turn")
             self.recount_if_dealt()
             return made
         self.write_back(seat, turns, start_turns)
@@ -298,10 +309,10 @@ class _Playout:
         """True when the grid of `seat` keeps a face-down card and holds no line to clear."""
         game = self.game
         if self.holed & BITS[seat]:  # count the grid itself
-            return game._face_down(seat) != 0 and not game._has_line(seat)
+            return game.face_down_count(seat) != 0 and not game.has_line(seat)
         # Without a hole the kept mask tells both: all cells up means none face down.
         mask = self.masks[seat]
-        return mask != ALL_UP and not game._has_line(seat, mask)
+        return mask != ALL_UP and not game.has_line(seat, mask)
 
     def write_back(self, seat: int, turns: int, start_turns: int) -> None:
         """Leave the state as the referee would after the quiet turns counted in `turns`."""
@@ -319,8 +330,8 @@ class _Playout:
         or arriving there can change whether the seat may claim."""
         game = self.game
         if self.holed & BITS[seat]:
-            filled: Sequence[int] = game._filled_cells(seat)
-            face_down: Sequence[int] = game._face_down_cells(seat)
+            filled: Sequence[int] = game.filled_cells(seat)
+            face_down: Sequence[int] = game.face_down_cells(seat)
         else:  # the usual grid: no hole, its face-down cells known from its mask
             filled, face_down = ALL_CELLS, cells_down(self.masks[seat])
         index = self.pick(len(filled) + len(face_down))
@@ -328,7 +339,7 @@ class _Playout:
         cell = filled[index] if replace else face_down[index - len(filled)]
         cards = game.cards[seat]
         was_action = cards[cell] == ACTION
-        game._place(seat, cell, replace)
+        game.place(seat, cell, replace)
         self.masks[seat] |= BITS[cell]
         if was_action or cards[cell] == ACTION:
             self.recount((seat,))

@@ -16,13 +16,11 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.games.leylo.cards import CODES, EMPTY, NAMES, full_deck
+from arena.games.leylo.state import LeyloState
 from arena.games.leylo.views import copy_result
-
-if TYPE_CHECKING:
-    from arena.games.leylo.game import Leylo
 
 #: Names of the hidden places besides the face-down cells.
 PILE, HELD = "draw pile", "held"
@@ -38,12 +36,12 @@ CELL_PLACES: tuple[tuple[str, ...], ...] = tuple(
 )
 
 
-def held_is_hidden(state: Leylo, seat: int) -> bool:
+def held_is_hidden(state: LeyloState, seat: int) -> bool:
     """True while `state` holds a card drawn from the pile by another seat (R4)."""
     return state.held is not None and state.held_source == "pile" and seat != state.current
 
 
-def hidden_places(state: Leylo, seat: int) -> dict[str, list[Any]]:
+def hidden_places(state: LeyloState, seat: int) -> dict[str, list[Any]]:
     """Every face-down cell, the held card if `seat` cannot see it, and the draw pile."""
     places: dict[str, list[Any]] = {}
     for owner, (cards, up) in enumerate(zip(state.cards, state.up, strict=True)):
@@ -58,7 +56,7 @@ def hidden_places(state: Leylo, seat: int) -> dict[str, list[Any]]:
     return places
 
 
-def ruled_out_places(state: Leylo, seat: int) -> dict[str, list[Any]]:
+def ruled_out_places(state: LeyloState, seat: int) -> dict[str, list[Any]]:
     """After a reshuffle the pile's contents are public (L9, L11), so a face-down cell
     cannot hold a card that only the pile can, and the pile (and a hidden held card)
     cannot hold one that only the face-down cells can."""
@@ -127,7 +125,9 @@ def _shuffle(cards: list[int], rng: random.Random) -> None:
     cards.sort(key=lambda _card: draw())
 
 
-def fill_from_observation(state: Leylo, observation: Mapping[str, Any], rng: random.Random) -> None:
+def fill_from_observation(
+    state: LeyloState, observation: Mapping[str, Any], rng: random.Random
+) -> None:
     """Set every field of a blank `state` from `observation`, the hidden cards at random."""
     holding = observation["holding"]
     held_shown = holding is not None and holding["card"] != HIDDEN_NAME
@@ -159,7 +159,7 @@ def fill_from_observation(state: Leylo, observation: Mapping[str, Any], rng: ran
     _fill_flow(state, observation)
 
 
-def _fill_flow(state: Leylo, observation: Mapping[str, Any]) -> None:
+def _fill_flow(state: LeyloState, observation: Mapping[str, Any]) -> None:
     """Set the round's flow (phase, whose turn, claim queue, counters) from `observation`."""
     n = state.players
     state.round_no = observation["round"]
