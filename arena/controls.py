@@ -13,8 +13,8 @@ The list is every control (Unicode category Cc: C0, DEL, C1), every format chara
 the BOM, the soft hyphen, invisible operators, tag characters) and the line and
 paragraph separators (Zl, Zp), of Unicode 15.1 (Python 3.13's), which holds those of
 every older Unicode; tests/test_viewer.py checks it against the running Python's tables
-(a character that an older table has not assigned yet may be in the list). Written out because scanning the
-tables at import costs a tenth of a second on every command.
+(a character that an older table has not assigned yet may be in the list). Written out
+because scanning the tables at import costs a tenth of a second on every command.
 
 Bytes a bot writes that are not UTF-8 reach arena's text as lone surrogates
 (`surrogateescape`: 0xff is U+DCFF), so that they are stored exactly; `visible` and

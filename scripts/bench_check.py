@@ -3,7 +3,7 @@
     .venv/bin/python scripts/bench_check.py [FOLDER ...] [--repeat N]
 
 Prints, per folder and plan, the matches played per game and the wall time (the best
-of --repeat runs). Run it on a checkout before and after a change of arena/check.py
+of --repeat runs). Run it on a checkout before and after a change of arena/submissions/check.py
 (PYTHONPATH=that checkout) to compare.
 """
 
@@ -13,8 +13,8 @@ import argparse
 import time
 from pathlib import Path
 
-from arena import check
-from arena.manifest import load_manifest
+from arena.submissions import check
+from arena.submissions.manifest import load_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -45,9 +45,9 @@ from sqlalchemy import insert
 
 from arena.errors import StoreError
 from arena.games import load_game
-from arena.match import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
-from arena.models import Bot, BotVersion, Match, Tournament
+from arena.match.run import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
 from arena.store import Store
+from arena.store.models import Bot, BotVersion, Match, Tournament
 from arena.tournament import runner
 
 GAME = "krumme10"

@@ -53,10 +53,10 @@ sys.path.insert(0, str(ROOT))
 
 from distributed import Client  # noqa: E402
 
-from arena import registry  # noqa: E402
 from arena.games import load_game  # noqa: E402
-from arena.manifest import find_bot  # noqa: E402
 from arena.store import Store  # noqa: E402
+from arena.submissions import submit as registry  # noqa: E402
+from arena.submissions.manifest import find_bot  # noqa: E402
 from arena.tournament import executors, runner  # noqa: E402
 from arena.tournament.config import TournamentConfig  # noqa: E402
 

@@ -46,7 +46,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.match import BotRef, MatchSpec, SeatStatus, run_match  # noqa: E402
+from arena.match.run import BotRef, MatchSpec, SeatStatus, run_match  # noqa: E402
 from arena.players.pool import BotPool  # noqa: E402
 from arena.sandbox import cgroup, protections  # noqa: E402
 from tests.helpers import bot_ref_for  # noqa: E402

@@ -10,7 +10,7 @@ apart, the whole pool 29.4). A 2-player deal gives seat 0 a luck bonus d and sea
 1 -d, d ~ N(0, 3); every group plays its deal in both seat orders, as arena does;
 a bot performs at its skill + the deal's luck + N(0, beta) noise and the better
 performance wins. The ladder is `arena.tournament.ladder.next_groups` (batches of
-8 groups, rated in between with `arena.rating.rate`, the take-that environment),
+8 groups, rated in between with `arena.results.rating.rate`, the take-that environment),
 compared after the same number of matches with uniformly random pairs and, at one
 full round (every pair once, 1,225 groups for 50 bots), with the round robin of
 `arena.tournament.formats`. Printed: Spearman's rho and Kendall's tau-b between
@@ -21,7 +21,7 @@ Part 2, a new bot: after the ladder's last checkpoint a bot of true skill 30 (a
 top-quarter bot) joins with the initial rating (25, 8.33); printed: the matches it
 plays until its sigma is below 2, and the ladder matches that took. Then the same
 for a new version of a settled bot (true skill + 3) starting from
-`arena.rating.inherited` of its predecessor's rating.
+`arena.results.rating.inherited` of its predecessor's rating.
 
 Part 3, duplicate deals, real referee (Take That, 2 players, in-process): the
 take-that heuristic against the same heuristic playing a uniformly random legal
@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.helpers
 
 from arena.games import load_game  # noqa: E402
-from arena.rating import BETA, Skill, environment, inherited, rate  # noqa: E402
+from arena.results.rating import BETA, Skill, environment, inherited, rate  # noqa: E402
 from arena.tournament.formats import round_robin  # noqa: E402
 from arena.tournament.ladder import next_groups  # noqa: E402
 from tests.helpers import load_bot_module  # noqa: E402

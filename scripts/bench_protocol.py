@@ -71,9 +71,9 @@ sys.path.insert(0, str(ROOT))
 
 from arena import protocol  # noqa: E402
 from arena.games import all_games  # noqa: E402
-from arena.manifest import find_bot, prepare  # noqa: E402
 from arena.players.process import BotProcess  # noqa: E402
 from arena.sandbox import Limits, Sandboxed, launch  # noqa: E402
+from arena.submissions.manifest import find_bot, prepare  # noqa: E402
 
 C_ECHO = r"""
 #include <stdio.h>

@@ -8,7 +8,7 @@ the bundled bots in-process: the game's heuristic bot in every seat but one, whi
 `random` (seat i % players in match i), and keeps every decision as the JSON a bot
 would print (decoded again, so no decision is the referee's own object).
 
-Then it replays those matches through exactly the calls `arena.match` makes per
+Then it replays those matches through exactly the calls `arena.match.run` makes per
 decision: `to_move`, then per seat asked `legal` and `observe`, matching the bot's
 answer with `protocol.find_legal`, then `apply_joint`, and `is_over`. Timed per
 round: all matches of a case, `Game.new` (the deal) included; per decision =

@@ -21,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena import registry
-from arena.manifest import BUNDLED_BOTS
 from arena.sandbox.bwrap import Staging, staging_base
 from arena.store import Store, default_url
+from arena.submissions import submit as registry
+from arena.submissions.manifest import BUNDLED_BOTS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,7 +49,7 @@ def _bots(work: Path) -> list[tuple[str, Path]]:
 
 
 def _time(staging: Staging, folder: Path, sha256: str | None) -> float:
-    from arena.manifest import verified_files
+    from arena.submissions.manifest import verified_files
 
     checked = None if sha256 is None else (lambda: verified_files(folder, sha256))
     start = time.perf_counter()

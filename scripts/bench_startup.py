@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena import protocol  # noqa: E402
-from arena.manifest import find_bot, prepare  # noqa: E402
 from arena.players.process import BotProcess  # noqa: E402
 from arena.sandbox import protections  # noqa: E402
 from arena.sandbox.bwrap import toolchain  # noqa: E402
+from arena.submissions.manifest import find_bot, prepare  # noqa: E402
 
 
 def measure(n: int) -> None:

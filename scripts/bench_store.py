@@ -31,10 +31,10 @@ from typing import Any
 
 from sqlalchemy import insert, text
 
-from arena import rating, reports
 from arena.errors import StoreError
-from arena.models import Bot, BotVersion, Match, MatchReplay, MatchSeat, Rating, Tournament
+from arena.results import rating, reports
 from arena.store import MatchRecord, SeatRecord, Store
+from arena.store.models import Bot, BotVersion, Match, MatchReplay, MatchSeat, Rating, Tournament
 
 GAME = "take-that"
 SEATS = 3

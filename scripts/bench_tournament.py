@@ -42,11 +42,11 @@ ROOT = Path(__file__).resolve().parents[1]
 TREE = Path(sys.argv[sys.argv.index("--tree") + 1]) if "--tree" in sys.argv[:-1] else ROOT
 sys.path.insert(0, str(TREE))
 
-from arena import rating  # noqa: E402
 from arena.games import load_game  # noqa: E402
-from arena.manifest import find_bot  # noqa: E402
-from arena.models import Match, Tournament  # noqa: E402
+from arena.results import rating  # noqa: E402
 from arena.store import MatchRecord, SeatRecord, Store  # noqa: E402
+from arena.store.models import Match, Tournament  # noqa: E402
+from arena.submissions.manifest import find_bot  # noqa: E402
 from arena.tournament import executors, runner  # noqa: E402
 from arena.tournament.config import TournamentConfig  # noqa: E402
 

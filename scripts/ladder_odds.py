@@ -7,7 +7,7 @@ The bots are the three of a search table (bots/ismcts, the game's heuristic, ran
 play). The schedule is the tournament's own (`arena.tournament.formats`, entrants in
 the order arena demo lists them: heuristic, search, random; every deal in both seat
 orders), rated in schedule order with the game's own TrueSkill environment
-(`arena.rating.rate`). A game between the search and the heuristic is won by the
+(`arena.results.rating.rate`). A game between the search and the heuristic is won by the
 search with probability `--edge` (its win rate from scripts/winrate.py; ties are
 left out); random play loses every game to both, as it did in every measured game.
 Printed per deal count: the share of `--runs` simulated tournaments whose
@@ -21,7 +21,7 @@ import argparse
 import random
 
 from arena.games import load_game
-from arena.rating import Skill, rate
+from arena.results.rating import Skill, rate
 from arena.tournament.formats import FORMATS
 
 HEURISTIC, SEARCH, RANDOM = 0, 1, 2

@@ -4,7 +4,7 @@ Run: .venv/bin/python scripts/make_transcript.py [--check]
 
 Plays one real two-player Take That match (`rounds=1`, seed 7, keyed with the
 example secret below: a real database's secret is random) with
-`arena.match.run_match` between two copies of the test bot tests/bots/polite,
+`arena.match.run.run_match` between two copies of the test bot tests/bots/polite,
 captures every protocol line (tests.helpers.run_and_capture) and keeps what seat 0 saw.
 The example is cut on purpose: the start/ready handshake, the first three
 decide/decision pairs, then the end and quit lines; every decide in between is
@@ -25,8 +25,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena import seeds  # noqa: E402
-from arena.match import MatchSpec, MatchStatus  # noqa: E402
+from arena.match import seeds  # noqa: E402
+from arena.match.run import MatchSpec, MatchStatus  # noqa: E402
 from tests.helpers import bot_ref_for, run_and_capture  # noqa: E402
 
 OUTPUT = ROOT / "protocol" / "examples" / "take-that-transcript.jsonl"

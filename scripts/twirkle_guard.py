@@ -23,7 +23,7 @@ import time
 from collections import Counter
 
 from arena.games.twirkle import Twirkle
-from arena.games.twirkle.game import IDLE_ROUNDS
+from arena.games.twirkle.state import IDLE_ROUNDS
 
 #: The idle guard of rules versions 1 and 2: 5 x players turns without a placement.
 OLD_IDLE_ROUNDS = 5

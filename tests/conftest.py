@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.match import BotRef
+from arena.match.run import BotRef
 from arena.sandbox import uids
 from tests.held_uids import HeldUids
 from tests.helpers import bot_ref_for

@@ -15,12 +15,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from arena.manifest import load_manifest, prepare, resolve_command
-from arena.match import BotRef, MatchResult, MatchSpec, run_match
+from arena.match.run import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
-from arena.registry import snapshot
 from arena.sandbox import protections
 from arena.store import Store
+from arena.submissions.manifest import load_manifest, prepare, resolve_command
+from arena.submissions.submit import snapshot
 
 TEST_BOTS = Path(__file__).parent / "bots"
 

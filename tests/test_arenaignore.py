@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import botfiles, registry
-from arena.botfiles import BotFolderError
-from arena.manifest import BUNDLED_BOTS, load_manifest, source_files
+from arena.submissions import botfiles
+from arena.submissions import submit as registry
+from arena.submissions.botfiles import BotFolderError
+from arena.submissions.manifest import BUNDLED_BOTS, load_manifest, source_files
 
 BOT_TOML = 'name = "ignoring"\ncommand = ["python3", "bot.py"]\n'
 

@@ -12,13 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from arena import check, protocol, reports
-from arena.match import MatchStatus, SeatStatus, run_match
+from arena import protocol
+from arena.match.run import MatchStatus, SeatStatus, run_match
 from arena.players import process
 from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess, BotProtocolError
+from arena.results import reports
 from arena.sandbox import Limits
 from arena.store import Store
+from arena.submissions import check
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
 from tests.helpers import TEST_BOTS, bot_ref_for

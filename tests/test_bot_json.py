@@ -66,7 +66,7 @@ print(json.dumps(found), file=sys.stderr)
 def probe(folder: Path) -> dict[str, object]:
     """Run PROBE as a bot (`python3`, resolved as a bot's command is) and return what it saw."""
     (folder / "probe.py").write_text(PROBE)
-    from arena.manifest import _real_interpreter
+    from arena.submissions.manifest import _real_interpreter
 
     python = _real_interpreter("python3") or "/usr/bin/python3"
     box = sandbox.launch([python, "probe.py"], folder, sandbox.Limits())

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-import arena.manifest as manifest_module
-from arena import botfiles
-from arena.manifest import BotFolderError, load_manifest, prepare
-from arena.match import BotRef, MatchStatus, SeatStatus, run_match
+import arena.submissions.manifest as manifest_module
+from arena.match.run import BotRef, MatchStatus, SeatStatus, run_match
 from arena.sandbox import build
 from arena.store import Store, default_url
+from arena.submissions import botfiles
+from arena.submissions.manifest import BotFolderError, load_manifest, prepare
 from tests.held_uids import HeldUids
 from tests.helpers import TEST_BOTS, sandboxed
 from tests.test_match import descendants, spec

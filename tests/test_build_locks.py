@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 import arena.sandbox as sandbox
-from arena.manifest import build_outputs, load_manifest, prepare
 from arena.sandbox import Limits
+from arena.submissions.manifest import build_outputs, load_manifest, prepare
 from tests.helpers import TEST_BOTS, sandboxed
 
 needs_filter = pytest.mark.skipif(

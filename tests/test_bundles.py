@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import registry
-from arena.match import BotRef
+from arena.match.run import BotRef
 from arena.store import Store
+from arena.submissions import submit as registry
 from arena.tournament import bundles
 
 

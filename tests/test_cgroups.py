@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 
 import arena.sandbox as sandbox
 from arena.cli import app
-from arena.match import MatchStatus, SeatStatus, run_match
+from arena.match.run import MatchStatus, SeatStatus, run_match
 from arena.players.process import BotProcess
 from arena.sandbox import MIB, Limits, Protections, cgroup, report
 from arena.sandbox.limits import from_settings

@@ -1,7 +1,7 @@
 """Issue 14, items 1 and 2: `arena bot check`, and a compiled bot's build step runs.
 
 `arena bot check` builds a copy of the folder and plays ordinary matches against
-bundled random bots (arena.check); `arena bot submit` runs the same check with
+bundled random bots (arena.submissions.check); `arena bot submit` runs the same check with
 fewer matches. A build runs whenever a folder has not been built for its code (its
 build stamp, beside the folder), whatever the command is: tests/bots/java_first_legal
 is built by `javac` and run by `java`, a program that exists before any build.
@@ -20,14 +20,15 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-import arena.manifest as manifest_module
-from arena import check, registry
+import arena.submissions.manifest as manifest_module
 from arena.cli import app
-from arena.manifest import KEYS, build_stamp, load_manifest, prepare
 from arena.players.pool import BotPool
 from arena.players.process import BotProcess
 from arena.sandbox import Limits
 from arena.store import Store, default_url
+from arena.submissions import check
+from arena.submissions import submit as registry
+from arena.submissions.manifest import KEYS, build_stamp, load_manifest, prepare
 from arena.tournament import runner as truns
 from arena.tournament.config import TournamentConfig
 from tests.helpers import TEST_BOTS

@@ -143,9 +143,9 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     of alpha against beta, built from store rows: alpha wins alone, then ties for
     first with beta; a match is void; beta crashes twice in a row (alpha wins both) and
     is suspended; the last match is skipped for it."""
-    from arena.models import Match, Tournament
-    from arena.rating import Skill
+    from arena.results.rating import Skill
     from arena.store import MatchRecord, SeatRecord, Store, default_url
+    from arena.store.models import Match, Tournament
 
     home = tmp_path_factory.mktemp("seeded")
     store = Store(default_url(home))
@@ -321,7 +321,7 @@ def test_a_database_in_a_missing_folder_is_refused_and_nothing_made(tmp_path: Pa
 
 def test_bot_show_names_its_owner_and_description(tmp_path: Path) -> None:
     """Issue 31 item 14: PROTOCOL.md says `bot show` shows the description."""
-    from arena.names import current_user
+    from arena.submissions.names import current_user
 
     bot = tmp_path / "described"
     bot.mkdir()

@@ -22,11 +22,12 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from arena import controls, registry
+from arena import controls
 from arena.cli import app, safe
 from arena.cli.common import echo_json
-from arena.manifest import load_manifest
 from arena.store import Store, default_url
+from arena.submissions import submit as registry
+from arena.submissions.manifest import load_manifest
 from tests.helpers import TEST_BOTS
 
 INJECTION = TEST_BOTS / "terminal_injection"

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from arena import reports
-from arena.match import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
-from arena.models import Match, Tournament
+from arena.match.run import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
+from arena.results import reports
 from arena.store import Store
+from arena.store.models import Match, Tournament
 from arena.tournament import runner
 
 ROOT = Path(__file__).resolve().parents[1]

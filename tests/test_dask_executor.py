@@ -17,12 +17,13 @@ from typing import Any
 import pytest
 from distributed import Client, LocalCluster
 
-from arena import registry, reports
-from arena.match import MatchResult, MatchSpec
+from arena.match.run import MatchResult, MatchSpec
 from arena.players.pool import BotPool
 from arena.players.process import BotProcess
+from arena.results import reports
 from arena.sandbox import Limits
 from arena.store import Store
+from arena.submissions import submit as registry
 from arena.tournament import dask_executor, runner
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.dask_executor import DaskExecutor, run_on_worker

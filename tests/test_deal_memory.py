@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 import arena.sandbox as sandbox
-from arena.match import MatchResult
+from arena.match.run import MatchResult
 from arena.players.pool import BotPool
 from arena.sandbox import bwrap
 from arena.store import Store

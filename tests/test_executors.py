@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.match import MatchResult, MatchSpec, MatchStatus, run_match
+from arena.match.run import MatchResult, MatchSpec, MatchStatus, run_match
 from arena.players.pool import BotPool
 from arena.store import Store
 from arena.tournament import executors, runner

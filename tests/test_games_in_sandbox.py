@@ -19,8 +19,8 @@ import pytest
 
 import arena
 import arena.sandbox as sandbox
-from arena import replay
-from arena.match import MatchResult, MatchStatus, SeatStatus, run_match
+from arena.match import replay
+from arena.match.run import MatchResult, MatchStatus, SeatStatus, run_match
 from arena.sandbox import bwrap, pythonpath
 from tests.helpers import TEST_BOTS, bot_ref_for, python_in_copy, sandboxed
 from tests.test_match import spec

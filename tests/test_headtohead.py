@@ -1,4 +1,4 @@
-"""Head-to-head records with error bars (arena.headtohead) and `arena compare`."""
+"""Head-to-head records with error bars (arena.results.headtohead) and `arena compare`."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.headtohead import Record, display, elo, pairwise
-from arena.models import Match, MatchSeat, Tournament
+from arena.results.headtohead import Record, display, elo, pairwise
 from arena.store import MatchRecord, SeatRecord, Store, default_url
+from arena.store.models import Match, MatchSeat, Tournament
 
 runner = CliRunner()
 
@@ -158,7 +158,7 @@ def home(tmp_path: Path) -> Path:
 
 
 def test_tournament_table(home: Path) -> None:
-    from arena.headtohead import table, table_for_tournament
+    from arena.results.headtohead import table, table_for_tournament
 
     store = Store(default_url(home))
     rows = table_for_tournament(store, 1)
@@ -228,7 +228,7 @@ def test_compare_bad_input_is_one_line(home: Path, args: list[str], message: str
 
 
 def test_team_layout_comes_from_the_game() -> None:
-    from arena.headtohead import _team_layout
+    from arena.results.headtohead import _team_layout
 
     assert _team_layout("krumme10", 4, (("teams", True),)) == (0, 1, 0, 1)
     assert _team_layout("krumme10", 4, ()) is None

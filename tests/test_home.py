@@ -20,10 +20,10 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from arena.botfiles import BotFolderError
 from arena.cli import app
-from arena.manifest import BUNDLED_BOTS, verified_files
 from arena.store import Store, default_url
+from arena.submissions.botfiles import BotFolderError
+from arena.submissions.manifest import BUNDLED_BOTS, verified_files
 from tests.helpers import TEST_BOTS, sandboxed
 
 NOBODY = 65534

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from arena import replay
 from arena.games import Game, all_games, load_game
-from arena.manifest import find_bot, load_manifest, resolve_command
-from arena.match import BotRef, MatchSpec, MatchStatus, SeatStatus, run_match
-from arena.seeds import derive
+from arena.match import replay
+from arena.match.run import BotRef, MatchSpec, MatchStatus, SeatStatus, run_match
+from arena.match.seeds import derive
+from arena.submissions.manifest import find_bot, load_manifest, resolve_command
 from arena.tournament import config
 from tests.helpers import load_bot_module, tree_seats
 

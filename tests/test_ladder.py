@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import reports
 from arena.cli import app
 from arena.games import load_game
-from arena.match import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
-from arena.models import Match
-from arena.rating import NEW_VERSION_SIGMA, SIGMA, Skill, environment, inherited, rate
+from arena.match.run import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
+from arena.results import reports
+from arena.results.rating import NEW_VERSION_SIGMA, SIGMA, Skill, environment, inherited, rate
 from arena.store import MatchRecord, SeatRecord, Store
+from arena.store.models import Match
 from arena.tournament import ladder, runner
 from arena.tournament.config import ConfigError, TournamentConfig
 from tests.helpers import kill_once_recorded

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import replay, seeds
 from arena.games import Outcome
-from arena.match import BotRef, MatchSpec, MatchStatus, SeatStatus, final_ranks, run_match
+from arena.match import replay, seeds
+from arena.match.run import BotRef, MatchSpec, MatchStatus, SeatStatus, final_ranks, run_match
 from arena.players.process import STDERR_TAIL_BYTES
 from arena.sandbox import MIB, Limits
 from tests.held_uids import HeldUids

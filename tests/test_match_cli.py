@@ -83,7 +83,7 @@ def test_unknown_bot_or_game(tmp_path: Path, bots: list[str], game: str, message
 
 def test_progress_line_and_summary_with_and_without_a_test() -> None:
     from arena.cli.match import progress_line, summary
-    from arena.sprt import Sprt
+    from arena.results.sprt import Sprt
     from arena.tournament.paired import PairedState
 
     state = PairedState(4, ("a v1", "b v2"))

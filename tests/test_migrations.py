@@ -20,11 +20,12 @@ from sqlalchemy import Connection, MetaData, create_engine, select, text
 from sqlmodel import SQLModel
 from typer.testing import CliRunner
 
-from arena import migrations, names, reports
 from arena.cli import app
 from arena.errors import StoreError
-from arena.models import Match, Tournament
-from arena.store import MatchRecord, SeatRecord, Store
+from arena.results import reports
+from arena.store import MatchRecord, SeatRecord, Store, migrations
+from arena.store.models import Match, Tournament
+from arena.submissions import names
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
 from tests.databases import BACKENDS, database_url

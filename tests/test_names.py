@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import check, registry
-from arena.botfiles import BotFolderError
 from arena.cli import app
-from arena.manifest import BUNDLED_BOTS, load_manifest, starter_names
 from arena.store import Store, default_url
+from arena.submissions import check
+from arena.submissions import submit as registry
+from arena.submissions.botfiles import BotFolderError
+from arena.submissions.manifest import BUNDLED_BOTS, load_manifest, starter_names
 
 STARTERS = BUNDLED_BOTS / "starters"
 runner = CliRunner()

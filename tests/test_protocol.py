@@ -17,7 +17,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from arena import protocol
-from arena.match import MatchSpec, MatchStatus, run_match
+from arena.match.run import MatchSpec, MatchStatus, run_match
 from arena.players.pool import BotPool
 from tests.helpers import bot_ref_for, run_and_capture
 
@@ -83,7 +83,7 @@ def test_the_start_message_gives_each_seat_its_own_keyed_seed() -> None:
         if (message := json.loads(line))["type"] == "start"
     }
     assert starts[0]["seed"] != starts[1]["seed"] and starts[0]["seed"] != 5
-    assert starts[0]["match"] == starts[1]["match"] != spec.match_id  # opaque (arena.seeds)
+    assert starts[0]["match"] == starts[1]["match"] != spec.match_id  # opaque (arena.match.seeds)
     assert [s["seed"] for s in result.replay["seats"]] == [starts[0]["seed"], starts[1]["seed"]]
     assert starts[0]["variant"] == {"rounds": 1, "pro": False}  # defaults filled in
 

@@ -1,4 +1,4 @@
-"""Known-answer tests for arena.rating against published TrueSkill results.
+"""Known-answer tests for arena.results.rating against published TrueSkill results.
 
 Sources:
 - [DOCS] the trueskill package's documentation, https://trueskill.org ("Rating
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.rating import Skill, rate, rate_reference
+from arena.results.rating import Skill, rate, rate_reference
 
 GAME = "take-that"  # draw probability 0.10, the package default
 NEW = Skill.initial()

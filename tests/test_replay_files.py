@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from arena import replay as replays
 from arena import viewer
 from arena.cli import app
 from arena.cli.errors import EXPECTED
-from arena.match import run_match
+from arena.match import replay as replays
+from arena.match.run import run_match
 from tests.helpers import bot_ref_for
 from tests.test_match import spec
 

@@ -18,9 +18,9 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.manifest import build_stamp
-from arena.models import Match, Tournament
 from arena.store import MatchRecord, SeatRecord, Store, TournamentCancelled
+from arena.store.models import Match, Tournament
+from arena.submissions.manifest import build_stamp
 from arena.tournament import ladder, runner
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executors import ExecutorLost
@@ -102,7 +102,7 @@ def play_first(store: Store, tid: int) -> int:
     match = store.matches(tid, recorded=False)[0]
     a, b = match.lineup
     seats = [SeatRecord(0, a, 1, 1, "ok"), SeatRecord(1, b, 0, 2, "ok")]
-    from arena import rating
+    from arena.results import rating
 
     def rate(before: list[rating.Skill]) -> list[rating.Skill]:
         return rating.rate("take-that", before, [1, 2], None)

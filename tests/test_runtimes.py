@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 
 import arena.sandbox as sandbox
 from arena.cli import app
-from arena.manifest import BotFolderError, load_manifest, prepare
 from arena.sandbox import Limits, runtimes
+from arena.submissions.manifest import BotFolderError, load_manifest, prepare
 from tests.helpers import sandboxed
 
 #: The fake toolchain's program: its version, or its FAKE_HOME written to a file.

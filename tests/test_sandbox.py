@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 import arena.sandbox as sandbox
 from arena import protocol
 from arena.cli import app
-from arena.match import MatchStatus, SeatStatus, run_match
+from arena.match.run import MatchStatus, SeatStatus, run_match
 from arena.players import process as bot_process
 from arena.players.pool import BotPool
 from arena.players.process import BotCrashed, BotProcess, BotProtocolError, BotTimeout

@@ -17,10 +17,10 @@ from types import ModuleType
 
 import pytest
 
-from arena import replay
 from arena.games import Game, all_games, load_game
-from arena.manifest import Manifest, find_bot, load_manifest, resolve_command
-from arena.match import BotRef, MatchStatus, SeatStatus
+from arena.match import replay
+from arena.match.run import BotRef, MatchStatus, SeatStatus
+from arena.submissions.manifest import Manifest, find_bot, load_manifest, resolve_command
 from tests.helpers import run_and_capture
 from tests.test_match import spec
 

@@ -1,4 +1,4 @@
-"""Issue 11, item 9: nothing a bot is given lets it compute the deal (arena.seeds).
+"""Issue 11, item 9: nothing a bot is given lets it compute the deal (arena.match.seeds).
 
 The attacker, tests/bots/deal_from_seed, tries exactly what once worked: recompute
 the match seed from its `seed` and `match` id under the old public derivations,
@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from arena import seeds
 from arena.cli import app
-from arena.match import MatchSpec, SeatStatus, run_match
+from arena.match import seeds
+from arena.match.run import MatchSpec, SeatStatus, run_match
 from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig

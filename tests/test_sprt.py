@@ -1,4 +1,4 @@
-"""The SPRT of `arena match --sprt` (arena.sprt): fastchess's LLR values and error rates."""
+"""The SPRT of `arena match --sprt` (arena.results.sprt): fastchess's LLR values and error rates."""
 
 from __future__ import annotations
 
@@ -7,7 +7,16 @@ import random
 
 import pytest
 
-from arena.sprt import NELO_SCALE, Sprt, SprtError, Tally, bounds, elo_to_score, llr, simulate
+from arena.results.sprt import (
+    NELO_SCALE,
+    Sprt,
+    SprtError,
+    Tally,
+    bounds,
+    elo_to_score,
+    llr,
+    simulate,
+)
 
 
 def test_bounds_are_walds() -> None:
@@ -125,8 +134,8 @@ def test_error_rates_are_near_alpha_and_beta(model: str, score: object) -> None:
 def test_doctests() -> None:
     import doctest
 
-    from arena import headtohead, sprt
     from arena.cli import match
+    from arena.results import headtohead, sprt
 
     for module in (sprt, headtohead, match):
         assert doctest.testmod(module).failed == 0, module.__name__

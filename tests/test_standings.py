@@ -2,7 +2,7 @@
 all-time board says which bots never met, and long tables are bounded.
 
 Matches are recorded straight into the store (as the runner records them, rated with
-`arena.rating.rate` in schedule order), so the results are chosen, not drawn.
+`arena.results.rating.rate` in schedule order), so the results are chosen, not drawn.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from arena import rating, reports
 from arena.cli import app
-from arena.models import Match, Tournament
-from arena.rating import Skill
+from arena.results import rating, reports
+from arena.results.rating import Skill
 from arena.store import MatchRecord, SeatRecord, Store, default_url
+from arena.store.models import Match, Tournament
 
 cli = CliRunner()
 GAME = "take-that"

@@ -1,6 +1,6 @@
 """A build (or bot) whose program is missing in the sandbox is told so in plain words
 (issue 31 item 20: the shell's own `arena-bot: 1: exec: cargo: not found`). A bot's
-command missing on the host is refused before any sandbox starts (arena.manifest)."""
+command missing on the host is refused before any sandbox starts (arena.submissions.manifest)."""
 
 from __future__ import annotations
 

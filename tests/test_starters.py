@@ -25,12 +25,13 @@ from typing import Any
 
 import pytest
 
-from arena import registry, replay, seeds
-from arena.manifest import BUNDLED_BOTS, find_bot, prepare
-from arena.match import BotRef, MatchResult, MatchSpec, MatchStatus, SeatStatus, run_match
+from arena.match import replay, seeds
+from arena.match.run import BotRef, MatchResult, MatchSpec, MatchStatus, SeatStatus, run_match
 from arena.players.pool import BotPool
 from arena.sandbox.bwrap import SANDBOX_PATH
 from arena.store import Store, default_url
+from arena.submissions import submit as registry
+from arena.submissions.manifest import BUNDLED_BOTS, find_bot, prepare
 
 STARTERS = BUNDLED_BOTS / "starters"
 KITS = ("python", "javascript", "c", "java", "rust", "go")

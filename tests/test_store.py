@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from sqlalchemy import inspect, text
 
-from arena import headtohead, rating, reports
 from arena.errors import StoreError
-from arena.models import Match, Tournament
-from arena.rating import Skill
+from arena.results import headtohead, rating, reports
+from arena.results.rating import Skill
 from arena.store import MatchRecord, SeatRecord, Store, safe_url, shared_first
+from arena.store.models import Match, Tournament
 from tests.databases import BACKENDS, database_url
 
 

@@ -1,10 +1,10 @@
 """Issue 11, items 1 and 7 and the check: what a submission may contain, who owns a name.
 
-A submission is read once through descriptors (arena.botfiles): a link out of the
+A submission is read once through descriptors (arena.submissions.botfiles): a link out of the
 folder, a link to a folder, a special file or a folder past the limits is refused
 with one line naming the path, and nothing is left in the home. Names follow
-arena.names: a safe pattern, bundled names reserved, never a path, one owner.
-A submission's check (arena.check, as `arena bot check` with fewer matches) plays
+arena.submissions.names: a safe pattern, bundled names reserved, never a path, one owner.
+A submission's check (arena.submissions.check, as `arena bot check` with fewer matches) plays
 ordinary matches to the bot.
 """
 
@@ -27,13 +27,14 @@ import pytest
 from click.testing import Result
 from typer.testing import CliRunner
 
-from arena import botfiles, check, names, registry
-from arena.botfiles import BotFolderError, Limits
 from arena.cli import app
-from arena.manifest import BUNDLED_BOTS, find_bot, load_manifest
-from arena.match import MatchSpec
+from arena.match.run import MatchSpec
 from arena.sandbox.bwrap import Staging
 from arena.store import NotOwnerError, Store, default_url
+from arena.submissions import botfiles, check, names
+from arena.submissions import submit as registry
+from arena.submissions.botfiles import BotFolderError, Limits
+from arena.submissions.manifest import BUNDLED_BOTS, find_bot, load_manifest
 from arena.tournament import runner as truns
 from arena.tournament.config import TournamentConfig
 from tests.helpers import TEST_BOTS, bot_ref_for, run_and_capture

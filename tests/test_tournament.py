@@ -15,9 +15,9 @@ from typing import cast
 import pytest
 from typer.testing import CliRunner
 
-from arena import reports
 from arena.cli import app
-from arena.match import MatchSpec
+from arena.match.run import MatchSpec
+from arena.results import reports
 from arena.store import Store
 from arena.tournament import executors, runner
 from arena.tournament.config import ConfigError, TournamentConfig

@@ -24,11 +24,11 @@ import pytest
 from typer.testing import CliRunner
 
 from arena import controls, viewer
-from arena import replay as replays
 from arena.cli import app, safe
 from arena.games import load_game
-from arena.models import Match
+from arena.match import replay as replays
 from arena.store import MatchRecord, SeatRecord, Store
+from arena.store.models import Match
 from arena.viewer import events
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -469,7 +469,7 @@ def test_html_of_a_stored_match(tmp_path: Path) -> None:
     try:
         a = store.add_bot_version("alpha", "a" * 64, "/x", ["x"], ["*"]).id or 0
         b = store.add_bot_version("beta", "b" * 64, "/y", ["y"], ["*"]).id or 0
-        from arena.models import Tournament
+        from arena.store.models import Tournament
 
         tournament = Tournament(
             name="t",

@@ -35,7 +35,7 @@ def submit(
 
     A new name belongs to the OS user who submits it; only that user may add versions.
     """
-    from arena import registry
+    from arena.submissions import submit as registry
 
     store = open_store()
     version, created = registry.submit(store, home(), folder, name)
@@ -84,8 +84,8 @@ def check(
     deadline, start-up time, peak memory and the bot's stderr. Exit code 0 when every
     game passed, 1 when one failed, 2 for a folder that cannot be checked.
     """
-    from arena.check import Plan
     from arena.cli.checkview import run_check
+    from arena.submissions.check import Plan
 
     raise typer.Exit(run_check(folder, Plan(deals=matches), seed, as_json))
 
@@ -94,7 +94,7 @@ def check(
 @reports_errors
 def list_bots(as_json: JsonFlag = False) -> None:
     """Every registered bot."""
-    from arena import reports
+    from arena.results import reports
 
     rows = reports.bots(open_store())
     echo_json(rows) if as_json else print_rows(rows, "bots")
@@ -108,7 +108,7 @@ def show(name: Annotated[str, typer.Argument(help="Bot name.")], as_json: JsonFl
     A suspension shows its tournament, since when, the rule, the forfeits in a row
     that caused it and their stderr; recent forfeits are of matches it played.
     """
-    from arena import reports
+    from arena.results import reports
 
     details = reports.bot_details(open_store(), name)
     if details is None:
@@ -172,8 +172,8 @@ VersionOption = Annotated[
 
 def _retire(name: str, version: int | None, retired: bool) -> bool:
     """`Store.retire` as the current user; a refusal as one line (exit 2)."""
-    from arena import names
     from arena.store import NotOwnerError, Refused
+    from arena.submissions import names
 
     try:
         return open_store().retire(name, names.current_user(), version, retired)
@@ -228,9 +228,9 @@ def remove(name: Annotated[str, typer.Argument(help="Bot name.")]) -> None:
     bot's version uses (the same code under two names is stored once). Only its owner
     may; the name is then free to register again.
     """
-    from arena import names
-    from arena.removal import remove_bot
     from arena.store import NotOwnerError, Refused
+    from arena.submissions import names
+    from arena.submissions.removal import remove_bot
 
     try:
         removed = remove_bot(open_store(), home(), name, names.current_user())

@@ -1,4 +1,5 @@
-"""Showing an `arena bot check` report (arena.check): a table per game, then what failed.
+"""Showing an `arena bot check` report (arena.submissions.check): a table per game, then
+what failed.
 
 Everything the bot printed (its offending line, its stderr) is hostile text and is
 shown through `arena.cli.safe`, escaped; JSON keeps it exact (`echo_json`).
@@ -14,12 +15,13 @@ from arena.cli.safe import text
 from arena.cli.tables import fitted, hidden_note
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no match code
-    from arena.check import CheckReport, GameCheck, Plan
+    from arena.submissions.check import CheckReport, GameCheck, Plan
 
 
 def run_check(folder: str, plan: Plan, seed: int | None, as_json: bool) -> int:
     """Run the check of `folder` and show it; the exit code (0 passed, 1 failed)."""
-    from arena import check, seeds
+    from arena.match import seeds
+    from arena.submissions import check
 
     try:
         secret = seeds.env_secret()

@@ -35,8 +35,8 @@ def current(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a line."),
 ) -> None:
     """The database's schema revision and the newest one this arena knows (changes nothing)."""
-    from arena.migrations import UNVERSIONED
     from arena.store import NEW_DATABASE, safe_url, schema_revision
+    from arena.store.migrations import UNVERSIONED
 
     url = _url()
     found, newest = schema_revision(url)

@@ -98,8 +98,8 @@ def demo(
     seed: Annotated[int, typer.Option(help="Tournament seed.")] = 1,
 ) -> None:
     """Register the bundled bots and play a short round robin of every game."""
-    from arena import registry
-    from arena.manifest import BUNDLED_BOTS, load_manifest
+    from arena.submissions import submit as registry
+    from arena.submissions.manifest import BUNDLED_BOTS, load_manifest
 
     if rounds is not None or search_rounds is not None:  # the old spellings (issue 31)
         err.print("warning: --rounds and --search-rounds are now --deals and --search-deals")
@@ -146,7 +146,7 @@ def demo(
 
 def specialist(folder: Path, game_id: str) -> bool:
     """True for a bot written for this game alone (its heuristic)."""
-    from arena.manifest import load_manifest
+    from arena.submissions.manifest import load_manifest
 
     return load_manifest(folder).games == (game_id,)
 
@@ -163,7 +163,7 @@ def run(
     """Create and play one two-player tournament of the demo, then print its leaderboard:
     a round robin, or with a `search_timeout` (the decision timeout of a search table)
     a gauntlet of `bots[0]` against each of the others."""
-    from arena import reports
+    from arena.results import reports
     from arena.tournament import config as tconfig
     from arena.tournament import runner
 

@@ -9,10 +9,10 @@ from typing import ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
-from arena.botfiles import BotFolderError
 from arena.cli.safe import text
 from arena.errors import ReplayError, StoreError
 from arena.games import GameError
+from arena.submissions.botfiles import BotFolderError
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -32,7 +32,7 @@ def init(
     ),
 ) -> None:
     """Start a bot from a starter kit: copy it to FOLDER, named after the folder."""
-    from arena.names import is_path, name_problem
+    from arena.submissions.names import is_path, name_problem
 
     if kit not in kits():
         raise UserError(f"no starter kit {kit!r} (kits: {', '.join(kits())})")

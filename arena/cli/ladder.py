@@ -51,8 +51,8 @@ def run(
     It is a tournament (format ladder): `arena tournament resume ID` finishes a
     stopped one with the same choices, `arena tournament show ID` shows it.
     """
-    from arena import reports
-    from arena.lineup import parse_variant_pairs
+    from arena.match.lineup import parse_variant_pairs
+    from arena.results import reports
     from arena.tournament import config as tconfig
     from arena.tournament import ladder
 

@@ -127,7 +127,7 @@ def board_rows(
     top: int | None,
 ) -> list[dict[str, Any]]:
     """The rows of one game's board (or one tournament's standings), as --json prints them."""
-    from arena import reports
+    from arena.results import reports
 
     rows = reports.leaderboard(store, game, tournament, rules_version, latest=latest)
     if tournament is None:
@@ -145,7 +145,7 @@ def board(
     as_json: bool,
 ) -> None:
     """One game's board, or one tournament's standings, as a table or JSON."""
-    from arena import reports
+    from arena.results import reports
 
     current = load_game(game).spec.version
     if rules_version is not None and not 1 <= rules_version <= current:

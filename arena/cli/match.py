@@ -3,8 +3,8 @@
 `match` plays paired matches (one deal twice, seats swapped) between two bots, stored
 as a tournament of format `sprt`, until the SPRT accepts H0 or H1 or the match limit
 is reached, with one progress line per pair on stderr (arena.tournament.paired,
-arena.sprt). `compare` shows stored head-to-head records with 95 % error bars
-(arena.headtohead).
+arena.results.sprt). `compare` shows stored head-to-head records with 95 % error bars
+(arena.results.headtohead).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from arena.cli.safe import text
 from arena.cli.tables import HEAD_TO_HEAD_DROP
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
-    from arena.models import Tournament
-    from arena.sprt import Sprt
+    from arena.results.sprt import Sprt
     from arena.store import Store
+    from arena.store.models import Tournament
     from arena.tournament.paired import PairedState
 
 GameOption = Annotated[str, typer.Option("--game", "-g", help="Game id, see `arena games`.")]
@@ -53,7 +53,7 @@ def make_test(
 ) -> Sprt | None:
     """The test the options ask for (None without --sprt); UserError for bad settings,
     and for the test's settings given without the test."""
-    from arena.sprt import Sprt, SprtError
+    from arena.results.sprt import Sprt, SprtError
 
     if sprt is None:
         given = [
@@ -161,7 +161,7 @@ def match(
     """Play paired matches (each deal twice, seats swapped) of A against B, recorded as a
     tournament; with --sprt until the SPRT accepts H0 or H1 (or --max-matches)."""
     from arena.games import load_game
-    from arena.lineup import check_seed, check_timeout, new_seed, parse_variant_pairs
+    from arena.match.lineup import check_seed, check_timeout, new_seed, parse_variant_pairs
     from arena.tournament import paired
 
     test = make_test(sprt, alpha, beta, model)
@@ -247,7 +247,7 @@ def show_paired(
     if as_json:
         echo_json(result)
         return
-    from arena.headtohead import display
+    from arena.results.headtohead import display
 
     title = f"{game}: {result['bot']} against {result['opponent']}"
     print_rows([display(result)], title, drop=HEAD_TO_HEAD_DROP)
@@ -320,7 +320,7 @@ def compare(
         where = f"at {game}" if game else "in any game"
         out.print(text(f"{a} and {b} never met {where}"))
         return
-    from arena import headtohead
+    from arena.results import headtohead
 
     shown = [headtohead.display(row) for row in met]
     if not game:  # several games: each row says which (one game is in the title)
@@ -341,7 +341,7 @@ def _pairs(
     tournament: int | None,
 ) -> list[dict[str, Any]]:
     """The head-to-head rows of one game: A against B, or every pair (of one tournament)."""
-    from arena import headtohead
+    from arena.results import headtohead
 
     a, b = bots
     if a is not None and b is not None:

@@ -15,7 +15,7 @@ from arena.cli.safe import text
 from arena.cli.tables import fitted
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
-    from arena.match import BotRef, MatchResult
+    from arena.match.run import BotRef, MatchResult
 
 
 def result_json(result: MatchResult) -> dict[str, Any]:
@@ -50,7 +50,7 @@ def print_result(result: MatchResult) -> None:
 
     Names, forfeit details and stderr come from the bots: all shown through `safe.text`.
     """
-    from arena.match import MatchStatus
+    from arena.match.run import MatchStatus
 
     variant = variant_text(result.variant)
     cells = [
@@ -90,7 +90,7 @@ def check_writable(path: Path) -> None:
 
 def match_secret() -> bytes:
     """ARENA_SECRET, else the home database's secret: `--seed N` replays the same match."""
-    from arena import seeds
+    from arena.match import seeds
 
     try:
         override = seeds.env_secret()
@@ -107,7 +107,7 @@ def match_secret() -> bytes:
 
 def registered_bot(name: str) -> tuple[BotRef, Sequence[str]] | None:
     """The newest version of the registered bot `name` (how to start it, its games), or None."""
-    from arena import registry
+    from arena.submissions import submit as registry
 
     store = open_store()
     try:
@@ -145,8 +145,8 @@ def play(
     ] = 10.0,
 ) -> None:
     """Play one match and print each seat's score, rank and status."""
-    from arena import lineup, replay
-    from arena.match import MatchStatus, run_match
+    from arena.match import lineup, replay
+    from arena.match.run import MatchStatus, run_match
 
     if replay_file is not None:
         check_writable(replay_file)  # before the match: its result must not be lost

@@ -39,9 +39,9 @@ MatchOption = Annotated[
 
 def replay_data(file: Path | None, match: str | None) -> dict[str, Any]:
     """The replay in `file`, or the stored replay of `match`: exactly one of them is given."""
-    from arena import replay as replays
     from arena import viewer
     from arena.cli.common import open_store
+    from arena.match import replay as replays
 
     if (file is None) == (match is None):
         raise UserError("give either a replay FILE or --match ID")
@@ -63,9 +63,9 @@ def verify(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> None:
     """Re-run a replay through the referee; exit 0 only if the outcome matches."""
-    from arena import replay as replays
     from arena.cli.common import echo_json
     from arena.errors import ReplayError
+    from arena.match import replay as replays
 
     data = replay_data(file, match)
     try:
@@ -90,7 +90,7 @@ def show(file: FileArgument = None, match: MatchOption = None) -> None:
     A replay file holds bot names, forfeit details and decisions: every line is
     shown through `safe.text`.
     """
-    from arena import replay as replays
+    from arena.match import replay as replays
 
     data = replay_data(file, match)
     turns = list(replays.lines(data))  # the whole file is checked before anything is shown
@@ -155,7 +155,7 @@ def export(
     ] = None,
 ) -> None:
     """Write a stored match's replay to a file, as `arena play --replay` writes one."""
-    from arena import replay as replays
+    from arena.match import replay as replays
 
     if match is None:
         raise UserError("give the stored match to export: --match ID")

@@ -112,8 +112,8 @@ def show_summary(
     store: Store, tournament_id: int, as_json: bool, top: int | None = None, all_pairs: bool = False
 ) -> None:
     """Print a tournament's status, standings, head-to-head and forfeits."""
-    from arena import reports
     from arena.cli.leaderboard import print_standings
+    from arena.results import reports
 
     details = reports.tournament_details(store, tournament_id)
     if details is None:
@@ -143,7 +143,7 @@ def show_summary(
 
 def _print_head_to_head(details: dict[str, Any], top: int | None, all_pairs: bool) -> None:
     """The pairs among the standings' top bots (`headtohead.among`), best placed first."""
-    from arena import headtohead
+    from arena.results import headtohead
 
     order = [f"{row['bot']} v{row['version']}" for row in details["standings"]]
     pairs = details["head_to_head"]
@@ -210,7 +210,7 @@ def run(
     as_json: JsonFlag = False,
 ) -> None:
     """Schedule a tournament (file and/or flags), play it, and show the standings."""
-    from arena.lineup import parse_variant_pairs
+    from arena.match.lineup import parse_variant_pairs
     from arena.tournament import config as tconfig
     from arena.tournament import runner
 
@@ -314,7 +314,7 @@ def resume(
 @reports_errors
 def list_tournaments(as_json: JsonFlag = False) -> None:
     """Every tournament with its progress."""
-    from arena import reports
+    from arena.results import reports
 
     rows = reports.tournaments(open_store())
     echo_json(rows) if as_json else print_rows(rows, "tournaments")
@@ -343,7 +343,7 @@ def show(
     if not matches:
         show_summary(open_store(), tournament_id, as_json, top, all_pairs)
         return
-    from arena import reports
+    from arena.results import reports
 
     rows = reports.tournament_matches(open_store(), tournament_id)
     if rows is None:

@@ -72,7 +72,7 @@ class BotPool:
         self._busy: Counter[tuple[object, ...]] = Counter()  # processes in use, per bot
         self._closing: list[threading.Thread] = []
         self._idle: dict[tuple[object, ...], list[BotProcess]] = defaultdict(list)
-        # The seats of a match acquire from their own threads (arena.match): no two may
+        # The seats of a match acquire from their own threads (arena.match.run): no two may
         # take the same idle process. Not `_lock`, which subclasses use for their own.
         self._idle_lock = threading.Lock()
 

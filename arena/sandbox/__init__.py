@@ -227,7 +227,7 @@ _VERIFIED: set[tuple[int, str]] = set()
 def expect_version(folder: Path, verified: bw.VerifiedRead) -> None:
     """Run `folder` only as the stored version `verified` checks it against (`bw.Staging`).
 
-    The caller knows versions (arena.match, with arena.manifest.verified_files); the
+    The caller knows versions (arena.match.run, with arena.submissions.manifest.verified_files); the
     sandbox only asks for the checked reading before a bot runs.
     """
     _VERSIONS[str(folder)] = verified

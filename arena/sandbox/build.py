@@ -8,7 +8,7 @@ new regular files and folders come back into the bot's folder, read without
 following links, with plain permissions (no setuid/setgid/sticky bits), and
 within a size budget. Links, devices, FIFOs and sockets are dropped, and no
 file that the folder already had is replaced. What comes back obeys the rules the
-folder is read by later (`arena.botfiles`: names, the number of files and
+folder is read by later (`arena.submissions.botfiles`: names, the number of files and
 folders, the depth), or the build fails: a version that passed its build stays
 readable, so usable, in every tournament.
 """
@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import botfiles
 from arena.sandbox import Sandboxed, _staging, launch
 from arena.sandbox.limits import MIB, Limits
 from arena.sandbox.uids import SandboxError
+from arena.submissions import botfiles
 
 #: The most a build may add to a bot's folder.
 OUTPUT_BUDGET_BYTES = 256 * MIB

@@ -41,10 +41,11 @@ from typing import TYPE_CHECKING, Any
 from arena.sandbox.limits import Limits
 
 if TYPE_CHECKING:
-    from arena.botfiles import BotFile
+    from arena.submissions.botfiles import BotFile
 
 #: Reads a stored version's folder once and returns its files if they are exactly what
-#: was checked at submission; SandboxError if not (arena.match gives it, from arena.manifest).
+#: was checked at submission; SandboxError if not (arena.match.run gives it, from
+#: arena.submissions.manifest).
 VerifiedRead = Callable[[], "dict[tuple[str, ...], BotFile]"]
 
 #: Directories bound read-only at the same path when they exist (links stay links).
@@ -404,11 +405,11 @@ class Staging:
 def stage_version(verified: VerifiedRead, target: Path) -> None:
     """Write a stored version to `target` from `verified`'s one checked reading of it.
 
-    `verified` (given by the caller that knows versions: arena.match, through
+    `verified` (given by the caller that knows versions: arena.match.run, through
     `arena.sandbox.expect_version`) raises SandboxError when the folder differs from
     its submission: the match is void and the bot not run.
     """
-    from arena import botfiles
+    from arena.submissions import botfiles
 
     botfiles.write_folder(verified(), target)
 

@@ -6,8 +6,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from arena.manifest import BUILD_TIMEOUT_S
 from arena.sandbox import Limits, cgroup, protections, uids
+from arena.submissions.manifest import BUILD_TIMEOUT_S
 
 
 def _read(path: str) -> str | None:

@@ -155,7 +155,7 @@ def get(name: str) -> Runtime:
 
 def for_folder(folder: Path) -> Runtime | None:
     """The runtime the bot folder's bot.toml asks for (None: none, or no bot.toml)."""
-    from arena.botfiles import BotFolderError, read_manifest_bytes
+    from arena.submissions.botfiles import BotFolderError, read_manifest_bytes
 
     try:
         table = tomllib.loads(read_manifest_bytes(folder).decode("utf-8"))

@@ -1,7 +1,7 @@
 """Bot code for workers that cannot see the arena home: archives named by sha256.
 
 A stored bot version is a folder named by the sha256 of its files
-(`arena.registry`). To play it on a remote worker, the coordinator packs those
+(`arena.submissions.submit`). To play it on a remote worker, the coordinator packs those
 same files into an archive (`pack`), the executor ships the bytes once per
 worker (`ARCHIVES` on the worker), and the worker unpacks them into its own
 cache, checks that the unpacked files hash to the version's sha256, runs the
@@ -26,10 +26,10 @@ from pathlib import Path
 
 import platformdirs
 
-from arena.manifest import BotFolderError, load_manifest, prepare
-from arena.match import BotRef
-from arena.registry import _files as bot_files  # exactly the files the sha256 covers
-from arena.registry import content_hash
+from arena.match.run import BotRef
+from arena.submissions.manifest import BotFolderError, load_manifest, prepare
+from arena.submissions.submit import _files as bot_files  # exactly the files the sha256 covers
+from arena.submissions.submit import content_hash
 
 #: Archives this worker process has received, by sha256 (filled by the executor's plugin).
 ARCHIVES: dict[str, bytes] = {}

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.games import GameError
-from arena.lineup import check_seed, check_timeout
+from arena.match.lineup import check_seed, check_timeout
 from arena.sandbox import limits as bot_limits
 
 

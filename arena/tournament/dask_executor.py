@@ -59,7 +59,7 @@ import distributed
 from distributed.client import FutureCancelledError
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from arena.match import BotRef, MatchResult, MatchSpec, run_match
+from arena.match.run import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
 from arena.sandbox import uids
 from arena.tournament import bundles
@@ -563,7 +563,7 @@ for line in sys.stdin:
 
 def _smoke_match() -> dict[str, Any]:
     """Two tiny Python bots play one take-that match through run_match (and its sandbox)."""
-    from arena.manifest import BotFolderError, load_manifest, prepare
+    from arena.submissions.manifest import BotFolderError, load_manifest, prepare
 
     with tempfile.TemporaryDirectory(prefix="arena-doctor-") as folder:
         Path(folder, "bot.toml").write_text('name = "smoke"\ncommand = ["python3", "bot.py"]\n')

@@ -27,7 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
 from arena.games import load_game
-from arena.match import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus, run_match
+from arena.match.run import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus, run_match
 from arena.players.pool import BotPool
 from arena.tournament.config import ConfigError
 

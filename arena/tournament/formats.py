@@ -6,7 +6,7 @@ list of pairings. For card games every deal is played once per seat rotation
 fixes the deal and is shared by the rotations of one group and round.
 
 Pairing seeds are public (a function of the tournament seed): the deal a match
-runs on is derived from them with the database's secret (arena.seeds).
+runs on is derived from them with the database's secret (arena.match.seeds).
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ choices an uninterrupted run makes. Suspended bots get no new groups.
 
 The pool is fixed when the ladder is created (the bots' latest versions); a new
 version joins the next ladder, starting from its previous version's rating
-(`arena.rating.inherited`).
+(`arena.results.rating.inherited`).
 """
 
 from __future__ import annotations
@@ -48,10 +48,10 @@ from pathlib import Path
 
 import trueskill
 
-from arena.manifest import BUNDLED_BOTS, bundled_names, load_manifest
-from arena.models import Match, Tournament
-from arena.rating import BETA, Skill, environment
+from arena.results.rating import BETA, Skill, environment
 from arena.store import Store
+from arena.store.models import Match, Tournament
+from arena.submissions.manifest import BUNDLED_BOTS, bundled_names, load_manifest
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.formats import pairing_seed, rotations
 from arena.tournament.runner import LADDER, prepare

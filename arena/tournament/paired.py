@@ -6,7 +6,7 @@ twice, A in seat 0 and then B in seat 0 (`formats.rotations`), as a tournament's
 duplicate deals are. Matches run on the tournament executors and are recorded and
 rated like any tournament's (`runner._spec`, `runner._record`), so `arena compare`,
 the leaderboard and `arena tournament show` see them. After each pair the test
-(`arena.sprt`) reads the pentanomial counts; it stops at H0, at H1 or at the limit.
+(`arena.results.sprt`) reads the pentanomial counts; it stops at H0, at H1 or at the limit.
 
 A pair with a void match (platform error) is recorded but not counted; three void
 pairs in a row stop the run (arena, not a bot, is failing).
@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena import registry
 from arena.errors import StoreError
 from arena.games import load_game
-from arena.headtohead import Record
-from arena.match import BotRef, MatchResult, MatchStatus
-from arena.models import Match, Tournament
-from arena.sprt import Sprt, Tally
+from arena.match.run import BotRef, MatchResult, MatchStatus
+from arena.results.headtohead import Record
+from arena.results.sprt import Sprt, Tally
 from arena.store import Store
+from arena.store.models import Match, Tournament
+from arena.submissions import submit as registry
 from arena.tournament import runner
 from arena.tournament.config import ConfigError
 from arena.tournament.executors import LOCAL, open_executor

@@ -22,18 +22,18 @@ from typing import Any
 
 import orjson
 
-from arena import controls, rating, registry, seeds
+from arena import controls
 from arena.errors import StoreError
 from arena.games import load_game
-from arena.manifest import find_bot
-from arena.match import (
+from arena.match import seeds
+from arena.match.run import (
     BotRef,
     MatchResult,
     MatchSpec,
     MatchStatus,
     SeatStatus,
 )
-from arena.models import Match, Tournament
+from arena.results import rating
 from arena.sandbox import limits as bot_limits
 from arena.store import (
     CANCELLED,
@@ -44,6 +44,9 @@ from arena.store import (
     Store,
     TournamentCancelled,
 )
+from arena.store.models import Match, Tournament
+from arena.submissions import submit as registry
+from arena.submissions.manifest import find_bot
 from arena.tournament.config import ConfigError, TournamentConfig
 from arena.tournament.executors import LOCAL, Executor, ExecutorLost, MatchFuture, open_executor
 from arena.tournament.formats import FORMATS

@@ -1,6 +1,6 @@
 """The HTML replay viewer: one self-contained page that replays a match as a table.
 
-`build(replay)` walks a replay through the referee (arena.replay.walk) and records,
+`build(replay)` walks a replay through the referee (arena.match.replay.walk) and records,
 after every event, what each seat observes (`Game.observe`: exactly what arena sends
 a seat when it is asked to decide) and what no seat sees (`Game.hidden` places
 common to all seats: the draw pile, face-down cards), the scores and the decision's
@@ -109,7 +109,7 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
     holds them whole), every other seat's view against seat 0's of the same frame.
     viewer.js rebuilds the full views.
     """
-    from arena import replay as replays
+    from arena.match import replay as replays
 
     names = {seat["seat"]: seat["bot"] for seat in replay["seats"]}
     result: list[dict[str, Any]] = []
@@ -225,7 +225,7 @@ def _result(replay: dict[str, Any], last: dict[str, Any], higher_wins: bool) -> 
 
 
 def build(replay: dict[str, Any]) -> str:
-    """The whole page for one replay (loaded and checked by arena.replay.load/parse)."""
+    """The whole page for one replay (loaded and checked by arena.match.replay.load/parse)."""
     data = page_data(replay)
     meta = data["meta"]
     title = html.escape(f"{meta['title']} replay {meta['match'] or ''}", quote=True)
@@ -270,8 +270,8 @@ def stored_replay(store: Store, match: str) -> dict[str, Any]:
     """
     from sqlmodel import select
 
-    from arena import replay as replays
-    from arena.models import Match
+    from arena.match import replay as replays
+    from arena.store.models import Match
 
     label = re.fullmatch(r"(?:t(\d+)-m)?(\d+)", match.strip().lower())
     if label is None:

@@ -17,9 +17,6 @@ import orjson
 import pytest
 from jsonschema import Draft202012Validator
 
-from arena import match as match_module
-from arena import rating
-from arena import replay as replays
 from arena.errors import ReplayError
 from arena.games import IllegalDecision, VariantError, load_game
 from arena.games.krumme10 import (
@@ -31,8 +28,11 @@ from arena.games.krumme10 import (
     kinds,
     parse_card,
 )
-from arena.match import MatchSpec, MatchStatus, run_match
-from arena.seeds import derive
+from arena.match import replay as replays
+from arena.match import run as match_module
+from arena.match.run import MatchSpec, MatchStatus, run_match
+from arena.match.seeds import derive
+from arena.results import rating
 from arena.testing import check_game
 from tests.helpers import bot_ref_for, load_bot_module
 

@@ -22,7 +22,6 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from arena import replay as replays
 from arena.errors import ReplayError
 from arena.games import IllegalDecision, load_game
 from arena.games.twirkle import Twirkle
@@ -30,6 +29,7 @@ from arena.games.twirkle import game as twirkle_game
 from arena.games.twirkle.board import Board, Pos
 from arena.games.twirkle.cards import KIND_OF, NAMES, full_deck, is_line, run_mask
 from arena.games.twirkle.game import IDLE_ROUNDS
+from arena.match import replay as replays
 from tests.helpers import load_bot_module
 
 ROOT = Path(__file__).resolve().parents[2]

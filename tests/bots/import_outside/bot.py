@@ -13,11 +13,11 @@ import sys
 
 ELSEWHERE = (
     "arena.store",
-    "arena.seeds",
+    "arena.match.seeds",
     "arena.sandbox",
-    "arena.match",
+    "arena.match.run",
     "arena.cli",
-    "arena.registry",
+    "arena.submissions.submit",
 )
 #: Files that would say the copy is a checkout or an installation, not just the package.
 GIVEAWAYS = ("pyproject.toml", "setup.py", ".git", "RECORD", "METADATA", "store.py", "seeds.py")

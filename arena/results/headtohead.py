@@ -30,8 +30,8 @@ from functools import cache
 from typing import Any
 
 from arena.games import load_game
-from arena.models import Match, MatchSeat
 from arena.store import Store
+from arena.store.models import Match, MatchSeat
 
 #: The two-sided 95 % quantile of the normal distribution (fastchess's CI95ZSCORE).
 Z95 = 1.959963984540054

@@ -10,7 +10,7 @@ a seeded fallback policy plays its remaining decisions so that the other seats
 finish a normal game, and a forfeited seat ranks last. A failure of arena
 itself voids the match (`MatchStatus.PLATFORM_ERROR`) and is never a bot's fault.
 
-A match runs on keyed seeds (arena.seeds.MatchKeys) that the coordinator derived
+A match runs on keyed seeds (arena.match.seeds.MatchKeys) that the coordinator derived
 from its secret: the public `seed` of a spec never reaches the referee or a bot.
 """
 
@@ -26,15 +26,16 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena import controls, protocol, sandbox, seeds
+from arena import controls, protocol, sandbox
 from arena.games import Decision, Game, Outcome, load_game
+from arena.match import seeds
 from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess
 from arena.sandbox import Limits
 from arena.sandbox.bwrap import VerifiedRead
 
 if TYPE_CHECKING:
-    from arena.botfiles import BotFile
+    from arena.submissions.botfiles import BotFile
 
 LOG = logging.getLogger("arena.match")
 REPLAY_FORMAT = "arena-replay"
@@ -89,8 +90,8 @@ class MatchSpec:
 
     `match_id` labels the match for people and logs (``t3-m17``) and `seed` is the
     organiser's public seed; neither is given to a bot. The bots and the referee get
-    `keys`, derived with the database's secret (arena.seeds.derive). Without keys the
-    match runs on one-off keys (arena.seeds.one_off) and cannot be reproduced.
+    `keys`, derived with the database's secret (arena.match.seeds.derive). Without keys the
+    match runs on one-off keys (arena.match.seeds.one_off) and cannot be reproduced.
     """
 
     match_id: str
@@ -199,9 +200,9 @@ class _Seat:
 
 def _checked_reading(folder: Path, sha256: str) -> VerifiedRead:
     """How the sandbox reads a stored version: once, checked against its submission
-    (`arena.manifest.verified_files`); SandboxError (the match void) if it changed."""
-    from arena.botfiles import BotFolderError
-    from arena.manifest import verified_files
+    (`arena.submissions.manifest.verified_files`); SandboxError (the match void) if it changed."""
+    from arena.submissions.botfiles import BotFolderError
+    from arena.submissions.manifest import verified_files
 
     def read() -> dict[tuple[str, ...], BotFile]:
         try:

@@ -46,11 +46,13 @@ from sqlalchemy.exc import (
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, create_engine, select
 
-from arena import migrations, names, seeds
 from arena.errors import StoreError, StoreInputError
 from arena.home import HomeError, prepare_database
-from arena.migrations import MigrationError
-from arena.models import (
+from arena.match import seeds
+from arena.results.rating import Skill, inherited
+from arena.store import migrations
+from arena.store.migrations import MigrationError
+from arena.store.models import (
     Bot,
     BotVersion,
     Match,
@@ -61,7 +63,7 @@ from arena.models import (
     Tournament,
     now,
 )
-from arena.rating import Skill, inherited
+from arena.submissions import names
 
 
 class _SharedMemory:
@@ -427,7 +429,7 @@ class Store:
 
     # ----- the secret key of match seeds ---------------------------------
     def secret(self) -> bytes:
-        """The key this database's match seeds are derived with (arena.seeds).
+        """The key this database's match seeds are derived with (arena.match.seeds).
 
         ARENA_SECRET (hex) overrides the stored key, so that two databases can
         reproduce each other's matches. StoreError when ARENA_SECRET is malformed.
@@ -1412,7 +1414,7 @@ def _prior(db: Session | Connection, version: int, game: str, rules: int) -> Ski
     return inherited(Skill(row.mu, row.sigma)) if row is not None else Skill.initial()
 
 
-#: What rates one match: the seats' skills before -> after (arena.rating.rate, bound).
+#: What rates one match: the seats' skills before -> after (arena.results.rating.rate, bound).
 Rater = Callable[[list[Skill]], list[Skill]]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from arena.storedtext import BotString, BotText
+from arena.store.text import BotString, BotText
 
 
 def now() -> datetime:
@@ -31,7 +31,7 @@ class Bot(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True, unique=True)
-    #: Who registered the name: the submitting OS user (`arena.names`), "arena" for
+    #: Who registered the name: the submitting OS user (`arena.submissions.names`), "arena" for
     #: the bundled bots. A database made before owners were kept gets the user who
     #: first opens it with this arena (migration 0002).
     owner: str = Field(default="")
@@ -106,9 +106,9 @@ class Match(SQLModel, table=True):
     #: The bot versions by seat, as scheduled.
     lineup: list[int] = Field(sa_column=Column(JSON, nullable=False))
     recorded: bool = Field(default=False, index=True)
-    #: normal, forfeit or platform-error (arena.match.MatchStatus), once recorded.
+    #: normal, forfeit or platform-error (arena.match.run.MatchStatus), once recorded.
     status: str | None = None
-    #: Why a void match was voided; may quote a bot (any text: arena.storedtext).
+    #: Why a void match was voided; may quote a bot (any text: arena.store.text).
     error: str | None = Field(default=None, sa_type=BotString)
     seconds: float | None = None
     recorded_at: datetime | None = None
@@ -134,9 +134,9 @@ class MatchSeat(SQLModel, table=True):
     bot_version_id: int = Field(foreign_key="botversion.id", index=True)
     score: float | None = None
     rank: int | None = None
-    #: ok, crash, timeout, invalid, illegal or suspended (arena.match.SeatStatus).
+    #: ok, crash, timeout, invalid, illegal or suspended (arena.match.run.SeatStatus).
     status: str
-    #: The bot's own text, any of it (arena.storedtext): a forfeit's detail may quote
+    #: The bot's own text, any of it (arena.store.text): a forfeit's detail may quote
     #: the bot's invalid line.
     detail: str = Field(default="", sa_type=BotString)
     stderr: str = Field(default="", sa_column=Column(BotText, nullable=False, default=""))
@@ -184,7 +184,8 @@ class Rating(SQLModel, table=True):
 
 
 class Secret(SQLModel, table=True):
-    """The database's secret key for match seeds (arena.seeds): one row, made once, never shown."""
+    """The database's secret key for match seeds (arena.match.seeds): one row, made once,
+    never shown."""
 
     id: int = Field(default=1, primary_key=True)
     #: 32 random bytes as hex; never given to a bot, a worker or a report.

@@ -63,7 +63,7 @@ def start_message(
 ) -> dict[str, Any]:
     """The first message of a match to one seat; the bot answers `ready`.
 
-    `match` and `seed` must come from arena.seeds (an opaque id, a keyed seed): a bot
+    `match` and `seed` must come from arena.match.seeds (an opaque id, a keyed seed): a bot
     must not be able to compute anything hidden, such as the deal, from them.
     """
     return {

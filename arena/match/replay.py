@@ -23,7 +23,7 @@ import orjson
 from arena.errors import ReplayError
 from arena.games import Game, GameError, load_game
 from arena.games.base import Decision, Outcome
-from arena.match import REPLAY_FORMAT, REPLAY_VERSION, final_ranks
+from arena.match.run import REPLAY_FORMAT, REPLAY_VERSION, final_ranks
 from arena.protocol import describe, find_legal
 from arena.resources import PROTOCOL_DOCS
 

@@ -16,7 +16,7 @@ Create Date: 2025-06-02
   version getting the rating after its last rated seat and its own match count
   (the row keeps the newest version's).
 - `rating.games`, `wins`, `score_sum`, `forfeits`: the leaderboard's running
-  counters (arena.models.Rating), counted here from the recorded seats of each
+  counters (arena.store.models.Rating), counted here from the recorded seats of each
   rating's version at its game and rules version (after any split).
 - `match.replay` moves to its own table `matchreplay`, which statistics never read.
 - An index on match (game, game_version, recorded) for the leaderboards.
@@ -34,8 +34,8 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-from arena import names
-from arena.manifest import bundled_names
+from arena.submissions import names
+from arena.submissions.manifest import bundled_names
 
 revision = "0002"
 down_revision = "0001"

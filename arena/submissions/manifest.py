@@ -26,13 +26,14 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import botfiles, names, resources
-from arena.botfiles import BotFile, read_folder, read_manifest_bytes
-from arena.botfiles import BotFolderError as BotFolderError  # where it always was
+from arena import resources
 from arena.sandbox import runtimes
 from arena.sandbox.build import OUTPUT_BUDGET_BYTES, BuildError, run_build
 from arena.sandbox.bwrap import SANDBOX_PATH
 from arena.sandbox.limits import Limits
+from arena.submissions import botfiles, names
+from arena.submissions.botfiles import BotFile, read_folder, read_manifest_bytes
+from arena.submissions.botfiles import BotFolderError as BotFolderError  # where it always was
 
 #: Where the bots shipped with arena live (the repository's top-level bots/).
 BUNDLED_BOTS = resources.BUNDLED_BOTS

@@ -20,7 +20,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, inspect, text
 from sqlmodel import SQLModel
 
-import arena.models  # noqa: F401 - every table registered in SQLModel.metadata
+import arena.store.models  # noqa: F401 - every table registered in SQLModel.metadata
 
 FOLDER = Path(__file__).resolve().parent
 #: A key for pg_advisory_xact_lock: "arena" in ASCII.

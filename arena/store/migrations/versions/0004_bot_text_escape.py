@@ -6,7 +6,7 @@ Create Date: 2026-12-01
 
 From this revision the columns that hold a bot's text (`matchseat.detail`,
 `matchseat.stderr`, `match.error`, `matchreplay.replay`) write NUL, lone
-surrogates and U+0010 (DLE) as U+0010 and four hex digits (arena.storedtext),
+surrogates and U+0010 (DLE) as U+0010 and four hex digits (arena.store.text),
 and read them back. So that a row stored before reads back as it was, every
 U+0010 already in those columns is written as U+0010 "0010" here. Only rows
 holding one are rewritten (nearly none: replays are JSON, which escapes it);

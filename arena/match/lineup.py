@@ -11,12 +11,12 @@ import secrets
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from arena import seeds
-from arena.botfiles import read_folder
 from arena.games import VariantError, load_game
-from arena.manifest import BotFolderError, bundled_names, find_bot, prepare
-from arena.match import BotRef, MatchSpec
-from arena.names import is_path
+from arena.match import seeds
+from arena.match.run import BotRef, MatchSpec
+from arena.submissions.botfiles import read_folder
+from arena.submissions.manifest import BotFolderError, bundled_names, find_bot, prepare
+from arena.submissions.names import is_path
 
 
 def parse_variant_pairs(pairs: Iterable[str]) -> dict[str, str]:
@@ -96,7 +96,7 @@ def check_timeout(name: str, seconds: float) -> float:
 def new_seed() -> int:
     """A fresh random public match seed (printed with the result, so any match can be replayed).
 
-    It may be small: the deal is derived from it with the database's secret (arena.seeds).
+    It may be small: the deal is derived from it with the database's secret (arena.match.seeds).
     """
     return secrets.randbelow(2**31)
 

@@ -1,6 +1,6 @@
 """`arena bot check`: a compliance run of a bot folder, like an engine check in fastchess.
 
-The folder is read as a submission reads it (`arena.registry.snapshot`), copied,
+The folder is read as a submission reads it (`arena.submissions.submit.snapshot`), copied,
 built by its own build step in its sandbox, and played as a tournament plays it:
 ordinary matches (default timeouts and limits, opaque keyed match ids and seeds)
 against bundled `random` bots, in every game it declares, at every player count
@@ -48,14 +48,16 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from arena import botfiles, protocol, seeds
-from arena.botfiles import BotFolderError
+from arena import protocol
 from arena.games import all_games, load_game
-from arena.lineup import new_seed
-from arena.manifest import Manifest, find_bot, prepare
-from arena.match import BotRef, MatchResult, MatchSpec, MatchStatus, SeatStatus, run_match
+from arena.match import seeds
+from arena.match.lineup import new_seed
+from arena.match.run import BotRef, MatchResult, MatchSpec, MatchStatus, SeatStatus, run_match
 from arena.players.pool import BotPool
 from arena.players.process import BotProcess
+from arena.submissions import botfiles
+from arena.submissions.botfiles import BotFolderError
+from arena.submissions.manifest import Manifest, find_bot, prepare
 
 #: The bundled bot in the other seats.
 OPPONENT = "random"
@@ -412,7 +414,7 @@ def check_built(
 @contextmanager
 def _copy(folder: Path) -> Iterator[Manifest]:
     """The bot's files (as a submission reads them) in a scratch folder, removed afterwards."""
-    from arena.registry import snapshot  # the registry imports this module
+    from arena.submissions.submit import snapshot  # the registry imports this module
 
     read = snapshot(folder)
     scratch = Path(tempfile.mkdtemp(prefix="arena-check-"))

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from arena import headtohead, rating
 from arena.games import load_game
-from arena.models import Match, MatchSeat, Tournament
+from arena.results import headtohead, rating
 from arena.store import LeaderRow, Store
+from arena.store.models import Match, MatchSeat, Tournament
 
 #: How much of a forfeit's stderr the reports show (the store keeps up to 4,000 characters).
 STDERR_TAIL = 500
@@ -274,7 +274,7 @@ def bots(store: Store) -> list[dict[str, Any]]:
 
 def _description(folder: str) -> str:
     """A stored version's `description`; "" when its folder cannot be read any more."""
-    from arena.manifest import load_manifest
+    from arena.submissions.manifest import load_manifest
 
     try:
         return load_manifest(Path(folder)).description

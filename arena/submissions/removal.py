@@ -3,7 +3,7 @@
 The rows go first, in one transaction that checks that nothing refers to the bot
 (`Store.remove_bot`: no recorded seat, rating, schedule or ladder pool). Then each of
 its stored folders (`<home>/bots/<sha256>`) that no other version uses is deleted: the
-same code submitted under two names is stored once (`arena.registry`), so a folder
+same code submitted under two names is stored once (`arena.submissions.submit`), so a folder
 another bot's version names stays. A folder is deleted only when it is where this home
 stores versions (a database shared by several homes names others' folders too, and
 a path read from a database is never trusted further than that); it is renamed aside
@@ -18,8 +18,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.manifest import build_stamp
 from arena.store import Store
+from arena.submissions.manifest import build_stamp
 
 #: A stored version's folder name: the sha256 of its files.
 _SHA256 = re.compile(r"[0-9a-f]{64}")

@@ -1,4 +1,4 @@
-"""The schema as arena made it before migrations (arena/models.py at commit e68b507).
+"""The schema as arena made it before migrations (arena/store/models.py at commit e68b507).
 
 Revision ID: 0001
 Revises:

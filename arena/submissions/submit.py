@@ -2,10 +2,10 @@
 
 A version is a copy of the bot folder under `<home>/bots/<sha256>/`, named by the
 sha256 of its files. Submitting changed code creates version n+1; submitting the
-same code again changes nothing. The folder is read once (`arena.botfiles`:
+same code again changes nothing. The folder is read once (`arena.submissions.botfiles`:
 never through a link out of it, no special files, bounded in size), and that one
-reading is hashed, stored, built and checked (`arena.check`), so what was checked is
-what runs. A name follows `arena.names`: the safe pattern, bundled names only for the
+reading is hashed, stored, built and checked (`arena.submissions.check`), so what was checked is
+what runs. A name follows `arena.submissions.names`: the safe pattern, bundled names only for the
 bundled folders, and new versions only from the name's owner.
 """
 
@@ -22,10 +22,13 @@ from pathlib import Path
 
 from sqlalchemy.exc import IntegrityError
 
-from arena import botfiles, check, names
-from arena.botfiles import BotFile
 from arena.home import private_folder
-from arena.manifest import (
+from arena.match.run import BotRef
+from arena.store import NotOwnerError, Store
+from arena.store.models import BotVersion
+from arena.submissions import botfiles, check, names
+from arena.submissions.botfiles import BotFile
+from arena.submissions.manifest import (
     BotFolderError,
     Manifest,
     build_outputs,
@@ -40,9 +43,6 @@ from arena.manifest import (
     source_files,
     starter_names,
 )
-from arena.match import BotRef
-from arena.models import BotVersion
-from arena.store import NotOwnerError, Store
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,11 @@ class Snapshot:
 
 
 def snapshot(folder: str | Path) -> Snapshot:
-    """Read a bot folder once (see `arena.botfiles`); BotFolderError for anything unsafe.
+    """Read a bot folder once (`arena.submissions.botfiles`); BotFolderError for anything unsafe.
 
     The manifest is parsed from the same bytes that are stored; what its build
     step made and what its .arenaignore names are left out, unread
-    (`arena.manifest.source_files`).
+    (`arena.submissions.manifest.source_files`).
     """
     folder = Path(folder).resolve()
     files = botfiles.read_folder(folder, skip=build_outputs(folder), honour_ignore=True)
@@ -90,7 +90,7 @@ def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Pat
 
     On an error nothing is left in the home. When `target` exists already (the
     same code under another name) it is used as it is. The build stamp of a build
-    run in the block (`arena.manifest.build_stamp`, beside the folder) moves with it.
+    run in the block (`arena.submissions.manifest.build_stamp`, beside the folder) moves with it.
     """
     if target.is_dir():
         yield target
@@ -126,7 +126,7 @@ def _sweep_partials(bots: Path) -> None:
 
 
 def _check_name(store: Store, manifest: Manifest, owner: str) -> None:
-    """The name rules of `arena.names`; BotFolderError with the reason."""
+    """The name rules of `arena.submissions.names`; BotFolderError with the reason."""
     problem = names.name_problem(manifest.name)
     if problem:
         raise BotFolderError(problem)
@@ -155,7 +155,7 @@ def submit(
     Unchanged code is a no-op. The owner is the current OS user, "arena" for a
     bundled bot's own folder. Raises BotFolderError for an unsafe folder, a bad,
     reserved or someone else's name, a failing build or a failed check
-    (`arena.check.submission_check`: the matches of `arena bot check`, fewer). A
+    (`arena.submissions.check.submission_check`: the matches of `arena bot check`, fewer). A
     bundled bot's own folder is not checked: it ships with arena, whose test suite
     plays it in every game, and a search bot's check matches take the best part of a
     minute (the demo would spend it before its first tournament).

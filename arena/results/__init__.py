@@ -1,0 +1,1 @@
+"""Results: ratings (TrueSkill), head-to-head, SPRT, and the reports made of recorded matches."""

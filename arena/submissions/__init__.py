@@ -1,0 +1,2 @@
+"""Submissions: bot folders read safely, names, manifests, submitting versions, `bot check`,
+retiring."""
