@@ -45,7 +45,8 @@ from sqlalchemy import insert
 
 from arena.errors import StoreError
 from arena.games import load_game
-from arena.match.run import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
+from arena.match.run import MatchResult, MatchSpec, SeatResult
+from arena.status import MatchStatus, SeatStatus
 from arena.store import Store
 from arena.store.models import Bot, BotVersion, Match, Tournament
 from arena.tournament import runner

@@ -46,9 +46,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.match.run import BotRef, MatchSpec, SeatStatus, run_match  # noqa: E402
+from arena.match.run import BotRef, MatchSpec, run_match  # noqa: E402
 from arena.players.pool import BotPool  # noqa: E402
 from arena.sandbox import cgroup, protections  # noqa: E402
+from arena.status import SeatStatus  # noqa: E402
 from tests.helpers import bot_ref_for  # noqa: E402
 
 #: condition name -> (worker A's bots, ARENA_SANDBOX_CGROUP)

@@ -38,8 +38,9 @@ NOISE_BYTES = 104_200
 def one_run(root: Path, matches: int) -> dict[str, float]:
     """Play the matches with the arena found in `root`; the figures per match."""
     sys.path.insert(0, str(root))
-    from arena.match.run import BotRef, MatchSpec, SeatStatus, run_match
+    from arena.match.run import BotRef, MatchSpec, run_match
     from arena.players.pool import BotPool
+    from arena.status import SeatStatus
     from arena.submissions.manifest import load_manifest, resolve_command
 
     def ref(name: str) -> BotRef:

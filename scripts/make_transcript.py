@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from arena.match import seeds  # noqa: E402
-from arena.match.run import MatchSpec, MatchStatus  # noqa: E402
+from arena.match.run import MatchSpec  # noqa: E402
+from arena.status import MatchStatus  # noqa: E402
 from tests.helpers import bot_ref_for, run_and_capture  # noqa: E402
 
 OUTPUT = ROOT / "protocol" / "examples" / "take-that-transcript.jsonl"

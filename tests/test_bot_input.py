@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 from arena import protocol
-from arena.match.run import MatchStatus, SeatStatus, run_match
+from arena.match.run import run_match
 from arena.players import process
 from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess, BotProtocolError
 from arena.results import reports
 from arena.sandbox import Limits
+from arena.status import MatchStatus, SeatStatus
 from arena.store import Store
 from arena.submissions import check
 from arena.tournament import runner

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 import arena.submissions.manifest as manifest_module
-from arena.match.run import BotRef, MatchStatus, SeatStatus, run_match
+from arena.match.run import BotRef, run_match
 from arena.sandbox import build
+from arena.status import MatchStatus, SeatStatus
 from arena.store import Store, default_url
 from arena.submissions import botfiles
 from arena.submissions.manifest import BotFolderError, load_manifest, prepare

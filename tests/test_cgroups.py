@@ -20,10 +20,11 @@ from typer.testing import CliRunner
 
 import arena.sandbox as sandbox
 from arena.cli import app
-from arena.match.run import MatchStatus, SeatStatus, run_match
+from arena.match.run import run_match
 from arena.players.process import BotProcess
 from arena.sandbox import MIB, Limits, Protections, cgroup, report
 from arena.sandbox.limits import from_settings
+from arena.status import MatchStatus, SeatStatus
 from tests.helpers import TEST_BOTS, bot_ref_for, sandboxed
 from tests.test_match import descendants, spec
 from tests.test_sandbox import start_message

@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 import arena.sandbox as sandbox
-from arena.match.run import MatchResult, MatchStatus, SeatStatus, run_match
+from arena.match.run import MatchResult, run_match
 from arena.sandbox import Limits, bwrap, uids
+from arena.status import MatchStatus, SeatStatus
 from tests.helpers import TEST_BOTS, bot_ref_for, sandboxed
 from tests.test_match import spec
 

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from arena.match.run import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
+from arena.match.run import MatchResult, MatchSpec, SeatResult
 from arena.results import reports
+from arena.status import MatchStatus, SeatStatus
 from arena.store import Store
 from arena.store.models import Match, Tournament
 from arena.tournament import runner

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.match.run import MatchResult, MatchSpec, MatchStatus, run_match
+from arena.match.run import MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
+from arena.status import MatchStatus
 from arena.store import Store
 from arena.tournament import executors, runner
 from arena.tournament.config import TournamentConfig

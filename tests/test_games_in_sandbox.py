@@ -20,8 +20,9 @@ import pytest
 import arena
 import arena.sandbox as sandbox
 from arena.match import replay
-from arena.match.run import MatchResult, MatchStatus, SeatStatus, run_match
+from arena.match.run import MatchResult, run_match
 from arena.sandbox import bwrap, pythonpath
+from arena.status import MatchStatus, SeatStatus
 from tests.helpers import TEST_BOTS, bot_ref_for, python_in_copy, sandboxed
 from tests.test_match import spec
 

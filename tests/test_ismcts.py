@@ -20,8 +20,9 @@ import pytest
 
 from arena.games import Game, all_games, load_game
 from arena.match import replay
-from arena.match.run import BotRef, MatchSpec, MatchStatus, SeatStatus, run_match
+from arena.match.run import BotRef, MatchSpec, run_match
 from arena.match.seeds import derive
+from arena.status import MatchStatus, SeatStatus
 from arena.submissions.manifest import find_bot, load_manifest, resolve_command
 from arena.tournament import config
 from tests.helpers import load_bot_module, tree_seats

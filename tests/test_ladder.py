@@ -17,9 +17,10 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import load_game
-from arena.match.run import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus
+from arena.match.run import MatchResult, MatchSpec, SeatResult
 from arena.results import reports
 from arena.results.rating import NEW_VERSION_SIGMA, SIGMA, Skill, environment, inherited, rate
+from arena.status import MatchStatus, SeatStatus
 from arena.store import MatchRecord, SeatRecord, Store
 from arena.store.models import Match
 from arena.tournament import ladder, runner

@@ -17,8 +17,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from arena import protocol
-from arena.match.run import MatchSpec, MatchStatus, run_match
+from arena.match.run import MatchSpec, run_match
 from arena.players.pool import BotPool
+from arena.status import MatchStatus
 from tests.helpers import bot_ref_for, run_and_capture
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -21,12 +21,13 @@ from typer.testing import CliRunner
 import arena.sandbox as sandbox
 from arena import protocol
 from arena.cli import app
-from arena.match.run import MatchStatus, SeatStatus, run_match
+from arena.match.run import run_match
 from arena.players import process as bot_process
 from arena.players.pool import BotPool
 from arena.players.process import BotCrashed, BotProcess, BotProtocolError, BotTimeout
 from arena.sandbox import MIB, Limits, Protections, SandboxError, uids
 from arena.sandbox.limits import from_settings
+from arena.status import MatchStatus, SeatStatus
 from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import ConfigError, TournamentConfig, from_mapping

@@ -19,7 +19,8 @@ import pytest
 
 from arena.games import Game, all_games, load_game
 from arena.match import replay
-from arena.match.run import BotRef, MatchStatus, SeatStatus
+from arena.match.run import BotRef
+from arena.status import MatchStatus, SeatStatus
 from arena.submissions.manifest import Manifest, find_bot, load_manifest, resolve_command
 from tests.helpers import run_and_capture
 from tests.test_match import spec

@@ -18,7 +18,8 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.match import seeds
-from arena.match.run import MatchSpec, SeatStatus, run_match
+from arena.match.run import MatchSpec, run_match
+from arena.status import SeatStatus
 from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig

@@ -26,9 +26,10 @@ from typing import Any
 import pytest
 
 from arena.match import replay, seeds
-from arena.match.run import BotRef, MatchResult, MatchSpec, MatchStatus, SeatStatus, run_match
+from arena.match.run import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
 from arena.sandbox.bwrap import SANDBOX_PATH
+from arena.status import MatchStatus, SeatStatus
 from arena.store import Store, default_url
 from arena.submissions import submit as registry
 from arena.submissions.manifest import BUNDLED_BOTS, find_bot, prepare

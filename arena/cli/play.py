@@ -50,7 +50,7 @@ def print_result(result: MatchResult) -> None:
 
     Names, forfeit details and stderr come from the bots: all shown through `safe.text`.
     """
-    from arena.match.run import MatchStatus
+    from arena.status import MatchStatus
 
     variant = variant_text(result.variant)
     cells = [
@@ -146,7 +146,8 @@ def play(
 ) -> None:
     """Play one match and print each seat's score, rank and status."""
     from arena.match import lineup, replay
-    from arena.match.run import MatchStatus, run_match
+    from arena.match.run import run_match
+    from arena.status import MatchStatus
 
     if replay_file is not None:
         check_writable(replay_file)  # before the match: its result must not be lost

@@ -22,7 +22,6 @@ import threading
 import time
 import traceback
 from dataclasses import dataclass, field, replace
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +32,7 @@ from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess
 from arena.sandbox import Limits
 from arena.sandbox.bwrap import VerifiedRead
+from arena.status import MatchStatus, SeatStatus
 
 if TYPE_CHECKING:
     from arena.submissions.botfiles import BotFile
@@ -41,34 +41,6 @@ LOG = logging.getLogger("arena.match")
 REPLAY_FORMAT = "arena-replay"
 #: 2: the deal seed and each seat's fallback seed are recorded; seeds are keyed.
 REPLAY_VERSION = 2
-
-
-class SeatStatus(StrEnum):
-    """How a seat's game ended."""
-
-    OK = "ok"
-    """Played every decision itself."""
-    CRASH = "crash"
-    """The bot exited, closed its output, or could not start."""
-    TIMEOUT = "timeout"
-    """The bot did not answer, or did not read, before a deadline."""
-    INVALID = "invalid"
-    """The bot sent something that is not a valid protocol message."""
-    ILLEGAL = "illegal"
-    """The bot answered a decision that was not offered."""
-    SUSPENDED = "suspended"
-    """Not played: the bot was suspended from the tournament after repeated forfeits."""
-
-
-class MatchStatus(StrEnum):
-    """How a whole match ended."""
-
-    NORMAL = "normal"
-    """Every seat played to the end."""
-    FORFEIT = "forfeit"
-    """At least one seat was forfeited; the game was finished by the fallback policy."""
-    PLATFORM_ERROR = "platform-error"
-    """arena failed (not a bot): the match is void and never rated."""
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,10 @@ from arena import protocol
 from arena.games import all_games, load_game
 from arena.match import seeds
 from arena.match.lineup import new_seed
-from arena.match.run import BotRef, MatchResult, MatchSpec, MatchStatus, SeatStatus, run_match
+from arena.match.run import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
 from arena.players.process import BotProcess
+from arena.status import MatchStatus, SeatStatus
 from arena.submissions import botfiles
 from arena.submissions.botfiles import BotFolderError
 from arena.submissions.manifest import Manifest, find_bot, prepare

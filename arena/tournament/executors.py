@@ -27,8 +27,9 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
 from arena.games import load_game
-from arena.match.run import MatchResult, MatchSpec, MatchStatus, SeatResult, SeatStatus, run_match
+from arena.match.run import MatchResult, MatchSpec, SeatResult, run_match
 from arena.players.pool import BotPool
+from arena.status import MatchStatus, SeatStatus
 from arena.tournament.config import ConfigError
 
 LOG = logging.getLogger("arena.tournament")

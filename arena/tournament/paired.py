@@ -23,9 +23,10 @@ from typing import Any
 
 from arena.errors import StoreError
 from arena.games import load_game
-from arena.match.run import BotRef, MatchResult, MatchStatus
+from arena.match.run import BotRef, MatchResult
 from arena.results.headtohead import Record
 from arena.results.sprt import Sprt, Tally
+from arena.status import MatchStatus
 from arena.store import Store
 from arena.store.models import Match, Tournament
 from arena.submissions import submit as registry

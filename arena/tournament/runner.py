@@ -26,15 +26,10 @@ from arena import controls
 from arena.errors import StoreError
 from arena.games import load_game
 from arena.match import seeds
-from arena.match.run import (
-    BotRef,
-    MatchResult,
-    MatchSpec,
-    MatchStatus,
-    SeatStatus,
-)
+from arena.match.run import BotRef, MatchResult, MatchSpec
 from arena.results import rating
 from arena.sandbox import limits as bot_limits
+from arena.status import MatchStatus, SeatStatus
 from arena.store import (
     CANCELLED,
     UNSTORABLE,

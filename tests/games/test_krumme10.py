@@ -30,9 +30,10 @@ from arena.games.krumme10 import (
 )
 from arena.match import replay as replays
 from arena.match import run as match_module
-from arena.match.run import MatchSpec, MatchStatus, run_match
+from arena.match.run import MatchSpec, run_match
 from arena.match.seeds import derive
 from arena.results import rating
+from arena.status import MatchStatus
 from arena.testing import check_game
 from tests.helpers import bot_ref_for, load_bot_module
 
