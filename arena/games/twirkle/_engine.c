@@ -832,7 +832,7 @@ finish(Game *g, int first_out, int reason)
     g->phase = PHASE_OVER;
 }
 
-/* `Twirkle._end_turn`: W7's all-pass end and the idle guard, else the next seat. */
+/* `Twirkle.end_turn`: W7's all-pass end and the idle guard, else the next seat. */
 static void
 end_turn(Game *g)
 {
@@ -850,7 +850,7 @@ end_turn(Game *g)
     }
 }
 
-/* `Twirkle._place`. */
+/* `Twirkle.place`. */
 static void
 place_card(Game *g, int kind, int cell)
 {
@@ -864,7 +864,7 @@ place_card(Game *g, int kind, int cell)
         g->phase = PHASE_PLACING;
 }
 
-/* `Twirkle._finish_placing` after a turn's placement: score, refill, W7's end check. */
+/* `Twirkle.finish_placing` after a turn's placement: score, refill, W7's end check. */
 static void
 finish_placing(Game *g)
 {
@@ -887,7 +887,7 @@ finish_placing(Game *g)
     g->phase = PHASE_SHIFTING;
 }
 
-/* `Twirkle._finish_exchange` (W5), with the chance's shuffle of the bag. */
+/* `Twirkle.finish_exchange` (W5), with the chance's shuffle of the bag. */
 static void
 finish_exchange(Game *g)
 {
@@ -1005,7 +1005,7 @@ exchange(Game *g, int kind)
     return made;
 }
 
-/* `Twirkle._next_put`: the cell the next source card would go to, or -1. */
+/* `Twirkle.next_put`: the cell the next source card would go to, or -1. */
 static int
 next_put(const Game *g)
 {
@@ -1014,7 +1014,7 @@ next_put(const Game *g)
     return next_move(&g->board, g->source[0], g->last, g->direction);
 }
 
-/* `Twirkle._lift` (W6): take a leaf off the board, listing where it may go. */
+/* `Twirkle.lift` (W6): take a leaf off the board, listing where it may go. */
 static void
 lift(Game *g, int cell)
 {
@@ -1035,7 +1035,7 @@ lift(Game *g, int cell)
     g->lifted = board_remove(b, cell);
 }
 
-/* `Twirkle._put` (W6): the lifted card extends the line at `end` in its direction. */
+/* `Twirkle.put` (W6): the lifted card extends the line at `end` in its direction. */
 static void
 put(Game *g, int end)
 {

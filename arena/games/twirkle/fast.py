@@ -1,13 +1,13 @@
 """Whole turns of a random playout in C (`_engine`), when it is built: the same playout, faster.
 
-`Twirkle._playout` plays whole turns with `playout.Turns`; the compiled engine plays
-the very same turns (the same lists in the same order, the same draws from copies of
-the same generators, the same history entries) in a fraction of the time, which search
-and the referee benchmark spend almost all theirs on. `play_turns` hands it the state
-at a turn's start and writes back everything the turns changed, then `_playout` goes
-on exactly as after `Turns.play`. The Python referee stays the rules' authority: the
-engine copies its lists, matches never use it, and the tests play thousands of
-playouts both ways.
+The referee's playout plays whole turns with `playout.Turns`; the compiled engine
+plays the very same turns (the same lists in the same order, the same draws from
+copies of the same generators, the same history entries) in a fraction of the time,
+which search and the referee benchmark spend almost all theirs on. `play_turns`
+hands it the state at a turn's start and writes back everything the turns changed
+(the fields of `state.TwirkleState`), then the referee's playout goes on exactly as
+after `Turns.play`. The Python referee stays the rules' authority: the engine copies
+its lists, matches never use it, and the tests play thousands of playouts both ways.
 
 The engine is optional. Without a C compiler at install time, or with
 ``ARENA_TWIRKLE_ENGINE=python`` in the environment, `play_turns` plays nothing and
@@ -19,26 +19,24 @@ from __future__ import annotations
 
 import os
 import random
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.games.leylo.draws import inline_getrandbits
 from arena.games.twirkle.board import RANK_STEP, STEP_NAME, Board
 from arena.games.twirkle.cards import NAMES
-from arena.games.twirkle.game import (
+from arena.games.twirkle.state import (
     EXCHANGE_DRAW,
     IDLE_ROUNDS,
     MAX_DECISIONS,
     OUT_BONUS,
     TURN_DECISIONS,
+    TwirkleState,
 )
 
 try:
     from arena.games.twirkle import _engine
 except ImportError:  # not built here: the Python turns play
     _engine = None  # type: ignore[assignment]
-
-if TYPE_CHECKING:
-    from arena.games.twirkle.game import Twirkle
 
 #: Set to ``python`` to play every turn in Python (tests compare both; so can benchmarks).
 ENGINE_VARIABLE = "ARENA_TWIRKLE_ENGINE"
@@ -51,7 +49,7 @@ def available() -> bool:
     return _engine is not None and os.environ.get(ENGINE_VARIABLE) != "python"
 
 
-def play_turns(game: Twirkle, rng: random.Random, budget: int) -> int:
+def play_turns(game: TwirkleState, rng: random.Random, budget: int) -> int:
     """Play whole turns from the turn starting now while `budget` leaves room for one more
     (`TURN_DECISIONS`), as `Turns.play` would; return the decisions made (0: none played,
     the caller's Python turns go on from here)."""
@@ -99,7 +97,7 @@ def play_turns(game: Twirkle, rng: random.Random, budget: int) -> int:
     return made
 
 
-def _write_back(game: Twirkle, changed: tuple[Any, ...]) -> None:
+def _write_back(game: TwirkleState, changed: tuple[Any, ...]) -> None:
     """Store what the engine's turns changed into the referee (see `_engine.play`)."""
     hands, bag, parts, scores, counters, phase, turn, summaries, returned, end = changed
     for hand, now in zip(game.hands, hands, strict=True):

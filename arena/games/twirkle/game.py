@@ -42,6 +42,7 @@ from typing import Any
 
 from arena.games.base import Decision, Game, GameSpec, ReplayMismatch
 from arena.games.leylo.draws import inline_getrandbits, shuffle
+from arena.games.twirkle import fast, sampling
 from arena.games.twirkle.board import (
     RANK_STEP,
     STEP_NAME,
@@ -77,22 +78,14 @@ from arena.games.twirkle.moves import (
 )
 from arena.games.twirkle.playout import Turns
 from arena.games.twirkle.shifting import ShiftStarts, next_move, source_line
+from arena.games.twirkle.state import (
+    EXCHANGE_DRAW,
+    IDLE_ROUNDS,
+    MAX_DECISIONS,
+    OUT_BONUS,
+    TURN_DECISIONS,
+)
 
-#: W7: the bonus of the first player out of cards.
-OUT_BONUS = 6
-#: T11 (ruling W9), the idle guard against endless exchanging (the rulebook has none):
-#: the game ends like the all-pass end after IDLE_ROUNDS * players consecutive turns
-#: without a placement. A safeguard that random play almost never reaches (version 3;
-#: versions 1 and 2 had 5, which ended games the rulebook plays on).
-IDLE_ROUNDS = 30
-#: A turn takes at most 22 decisions (6 picks, 6 places and end_placing, then at most
-#: 4 lifts, 4 puts and end_turn), rounded up to 25.
-TURN_DECISIONS = 25
-#: T13: at most 108 placing turns with fewer than IDLE_ROUNDS * 4 idle turns before,
-#: between and after them, `TURN_DECISIONS` each.
-MAX_DECISIONS = 110 * (IDLE_ROUNDS * 4 + 1) * TURN_DECISIONS
-#: The chance draw of the bag's new order after an exchange (W5).
-EXCHANGE_DRAW = "bag after exchange"
 #: The 108 cards in kind order, to check a recorded deal against.
 FULL_DECK = full_deck()
 #: The first card of the opening lies at (0, 0) (W8).
@@ -100,7 +93,12 @@ ORIGIN = encode((0, 0))
 
 
 class Twirkle(Game):
-    """The referee of one Twirkle match."""
+    """The referee of one Twirkle match.
+
+    Besides the `Game` interface, its public methods (`place`, `finish_placing`, ...
+    `next_put`) are the package's internal interface for the whole-turn playouts,
+    `state.TwirkleState` (see the package docstring): not for bots.
+    """
 
     spec = GameSpec(
         id="twirkle",
@@ -263,7 +261,7 @@ class Twirkle(Game):
                 moves.append(PASS)
             return moves
         if phase == "exchanging":
-            if len(self.selected) < self._exchange_cap():
+            if len(self.selected) < self.exchange_cap():
                 options = self._exchange_options()
                 options.append(END_EXCHANGE)
                 return options
@@ -323,7 +321,7 @@ class Twirkle(Game):
                 return True
         return False
 
-    def _exchange_cap(self) -> int:
+    def exchange_cap(self) -> int:
         """W5: at most six cards, and no more than the bag holds."""
         return min(HAND_SIZE, len(self.bag), len(self.hands[self.current]) + len(self.selected))
 
@@ -337,19 +335,19 @@ class Twirkle(Game):
         if self.lifted is not None:
             return [("put", end) for end in self.pending_puts]
         if self.moved == 0:
-            return [*(("lift", leaf) for leaf in self._shift_starts().liftable()), END_TURN]
-        if self._next_put() is None:
+            return [*(("lift", leaf) for leaf in self.shift_starts().liftable()), END_TURN]
+        if self.next_put() is None:
             return [END_TURN]
         return [("lift", self.shift_source[0]), END_TURN]
 
-    def _shift_starts(self) -> ShiftStarts:
+    def shift_starts(self) -> ShiftStarts:
         """The leaves that can start a shift, cached per board."""
         starts = self._starts
         if starts is None or starts.board is not self.board or starts.version != self.board.version:
             starts = self._starts = ShiftStarts(self.board)
         return starts
 
-    def _next_put(self) -> Cell | None:
+    def next_put(self) -> Cell | None:
         """The cell the next card of the source line would go to, or None if it cannot move."""
         if not self.shift_source or self.shift_last is None or self.shift_direction is None:
             return None
@@ -418,7 +416,7 @@ class Twirkle(Game):
         if action == "pick":
             self.picked = move[1]
         elif action == "place":
-            self._place(move[1], move[2])
+            self.place(move[1], move[2])
         elif action == "exchange":
             self.hands[self.current].remove(move[1])
             self.selected.append(move[1])
@@ -428,9 +426,9 @@ class Twirkle(Game):
             self.turn_action = "pass"
             self.phase = "shifting"
         elif action == "lift":
-            self._lift(move[1])
+            self.lift(move[1])
         elif action == "put":
-            self._put(move[1])
+            self.put(move[1])
         else:
             self._finisher(action)()
         return self._settle()
@@ -438,11 +436,11 @@ class Twirkle(Game):
     def _finisher(self, action: str) -> Callable[[], None]:
         """The method of an "end" decision."""
         if action == "end_placing":
-            return self._finish_placing
+            return self.finish_placing
         if action == "end_exchange":
-            return self._finish_exchange
+            return self.finish_exchange
         assert action == "end_turn", action
-        return self._end_turn
+        return self.end_turn
 
     def _settle(self) -> list[Move]:
         """Take every step that has only its "end" option left; return the options of the step
@@ -453,14 +451,14 @@ class Twirkle(Game):
             if len(options) > 1:  # the common case: a real choice
                 return options
             if self.phase == "opening" and not options:
-                self._finish_placing()
+                self.finish_placing()
             elif len(options) == 1 and options[0] in (END_PLACING, END_EXCHANGE, END_TURN):
                 self._finisher(options[0][0])()
             else:
                 return options
         return []
 
-    def _place(self, kind: int, cell: Cell) -> None:
+    def place(self, kind: int, cell: Cell) -> None:
         """Lay the picked hand card on the board as part of this turn's placement."""
         assert kind == self.picked, "the legal check lets only the picked card be placed"
         self.picked = None
@@ -472,7 +470,7 @@ class Twirkle(Game):
         if self.phase == "turn":
             self.phase = "placing"
 
-    def _finish_placing(self) -> None:
+    def finish_placing(self) -> None:
         """W2/W4 scoring, refill from the bag, W7's end check, then the shift."""
         if self.phase == "opening":
             count = len(self.placed_cells)
@@ -493,7 +491,7 @@ class Twirkle(Game):
             return
         self.phase = "shifting"
 
-    def _finish_exchange(self) -> None:
+    def finish_exchange(self) -> None:
         """W5: draw as many cards as were chosen; then they go back and the bag is shuffled."""
         hand = self.hands[self.current]
         for _ in self.selected:
@@ -523,19 +521,19 @@ class Twirkle(Game):
         self.selected = []
         self.phase = "shifting"
 
-    def _lift(self, cell: Cell) -> None:
+    def lift(self, cell: Cell) -> None:
         """W6: take a leaf off the board; the next decision puts it."""
         if self.moved == 0:
-            self.pending_puts = self._shift_starts().puts(cell)
+            self.pending_puts = self.shift_starts().puts(cell)
             self.shift_source = source_line(self.board, cell)[1:]
         else:
-            target = self._next_put()
+            target = self.next_put()
             assert target is not None and self.shift_direction is not None
             self.pending_puts = [end_of(target, self.shift_direction)]
             self.shift_source = self.shift_source[1:]
         self.lifted = (self.board.remove(cell), cell)
 
-    def _put(self, end: int) -> None:
+    def put(self, end: int) -> None:
         """W6: lay the lifted card at a line end, extending that line in the end's direction."""
         assert self.lifted is not None
         cell = end >> 2
@@ -559,7 +557,7 @@ class Twirkle(Game):
         self.last_turns[self.current] = summary
         self.turns += 1
 
-    def _end_turn(self) -> None:
+    def end_turn(self) -> None:
         """W7's all-pass end and the idle guard, else the next seat's turn."""
         self._record_turn()
         action = self.turn_action or "pass"
@@ -628,7 +626,9 @@ class Twirkle(Game):
         """The public state from the observation, the hidden cards dealt by `sampling`."""
         state = cls.blank(players, variant, rng.getrandbits(64))
         assert isinstance(state, Twirkle)
+        state._begin_turn(observation["phase"])  # every field of a turn reset, then filled
         sampling.restore(state, observation, rng)
+        state._reset_caches()
         return state
 
     # ----- views and results ---------------------------------------------
@@ -721,8 +721,3 @@ def _card_view(cell: Cell, kind: int) -> dict[str, Any]:
     """A card on a cell as observations show it: ``{"x", "y", "card"}``."""
     x, y = decode(cell)
     return {"x": x, "y": y, "card": NAMES[kind]}
-
-
-# Imported last: `sampling` needs the Twirkle class for its types only, `fast` the
-# constants above.
-from arena.games.twirkle import fast, sampling  # noqa: E402

@@ -6,9 +6,10 @@ steps that have no choice, cache the next list), which costs more than the choic
 itself. Here a turn is one call: each step's options are listed in the referee's
 order straight from what the step needs (never as a list of moves), the index is
 drawn as ``rng.choice`` draws it, the decision goes to the history and is applied
-through the referee's own methods (`Twirkle._place`, `_lift`, `_finish_exchange` ...),
-so the rules live in one place; only the listing is repeated here, and the tests play
-whole games both ways.
+through the referee's own steps (`place`, `lift`, `finish_exchange` ...: the internal
+interface `state.TwirkleState` that the package docstring describes), so the rules
+live in one place; only the listing is repeated here, and the tests play whole games
+both ways.
 
 Only whole turns are played here (`Turns.play` needs at least `TURN_DECISIONS` of the
 limit): the referee's step loop takes the partial turns at either end. Where the compiled
@@ -20,13 +21,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from arena.games.leylo.draws import inline_getrandbits
 from arena.games.twirkle.moves import card_decision, lift_decision, place_decision, put_decision
-
-if TYPE_CHECKING:
-    from arena.games.twirkle.game import Twirkle
+from arena.games.twirkle.state import TwirkleState
 
 
 def index_drawer(rng: random.Random) -> Callable[[int], int]:
@@ -50,7 +48,7 @@ def index_drawer(rng: random.Random) -> Callable[[int], int]:
 class Turns:
     """Plays whole turns of one referee with one generator, appending to its history."""
 
-    def __init__(self, game: Twirkle, rng: random.Random):
+    def __init__(self, game: TwirkleState, rng: random.Random):
         """Turns of `game`, each choice drawn from `rng`."""
         self.game = game
         self.draw = index_drawer(rng)
@@ -91,7 +89,7 @@ class Turns:
             record((seat, place_decision(kind, cell)))
             made += 2
             game.picked = kind
-            game._place(kind, cell)
+            game.place(kind, cell)
             open_cells = board.next_cells(game.placed_cells)
             fits = 0
             for _, mask in open_cells:
@@ -106,7 +104,7 @@ class Turns:
                 break
             kind = picks[index]
             cells = [cell for cell, mask in open_cells if mask >> kind & 1]
-        game._finish_placing()
+        game.finish_placing()
         return made
 
     def _exchange(self, seat: int, kind: int) -> int:
@@ -121,7 +119,7 @@ class Turns:
             made += 1
             hand.remove(kind)
             selected.append(kind)
-            if len(selected) >= game._exchange_cap():
+            if len(selected) >= game.exchange_cap():
                 break  # only end_exchange is left: the referee takes it
             kinds = list(dict.fromkeys(hand))
             index = draw(len(kinds) + 1)
@@ -130,7 +128,7 @@ class Turns:
                 made += 1
                 break
             kind = kinds[index]
-        game._finish_exchange()
+        game.finish_exchange()
         return made
 
     def _shift(self, seat: int) -> int:
@@ -139,7 +137,7 @@ class Turns:
         made = 0
         # The cards that may be lifted: any of these leaves first, then only the next card
         # of the source line; end_turn comes last, and alone the referee takes it.
-        cards = game._shift_starts().liftable()
+        cards = game.shift_starts().liftable()
         while cards:
             index = draw(len(cards) + 1)
             if index == len(cards):
@@ -147,12 +145,12 @@ class Turns:
                 made += 1
                 break
             record((seat, lift_decision(cards[index])))
-            game._lift(cards[index])
+            game.lift(cards[index])
             puts = game.pending_puts
             end = puts[draw(len(puts))]
             record((seat, put_decision(end)))
-            game._put(end)
+            game.put(end)
             made += 2
-            cards = [] if game._next_put() is None else game.shift_source[:1]
-        game._end_turn()
+            cards = [] if game.next_put() is None else game.shift_source[:1]
+        game.end_turn()
         return made

@@ -24,7 +24,7 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arena.games.twirkle.board import DIRECTIONS, STEP_OF, Board, encode, end_of
 from arena.games.twirkle.cards import (
@@ -37,9 +37,7 @@ from arena.games.twirkle.cards import (
     largest_line_set,
 )
 from arena.games.twirkle.shifting import ShiftStarts
-
-if TYPE_CHECKING:
-    from arena.games.twirkle.game import Twirkle
+from arena.games.twirkle.state import TwirkleState
 
 #: Every set of six kinds that forms a line: the six colours, then the six symbols.
 LINE_SETS: tuple[int, ...] = COLOUR_MASK + SYMBOL_MASK
@@ -268,8 +266,11 @@ def ruled_out(observation: Mapping[str, Any]) -> dict[str, list[Any]]:
     return found
 
 
-def restore(state: Twirkle, observation: Mapping[str, Any], rng: random.Random) -> None:
-    """Fill a blank state: the public part from `observation`, the hidden cards drawn."""
+def restore(state: TwirkleState, observation: Mapping[str, Any], rng: random.Random) -> None:
+    """Fill a blank state: the public part from `observation`, the hidden cards drawn.
+
+    The referee has begun the state's turn in the observed phase (every field of a turn
+    reset), and forgets its cached lists afterwards: here only the fields are set."""
     seat = observation["seat"]
     _restore_public(state, observation)
     deal = draw_hidden(observation, rng)
@@ -288,7 +289,7 @@ def restore(state: Twirkle, observation: Mapping[str, Any], rng: random.Random) 
     _restore_shift(state, observation["shift"])
 
 
-def _restore_public(state: Twirkle, observation: Mapping[str, Any]) -> None:
+def _restore_public(state: TwirkleState, observation: Mapping[str, Any]) -> None:
     """Everything the observation shows to all seats (the hands are filled in afterwards)."""
     state.hands = [[] for _ in range(state.players)]
     state.board = Board({(c["x"], c["y"]): KIND_OF[c["card"]] for c in observation["board"]})
@@ -302,17 +303,17 @@ def _restore_public(state: Twirkle, observation: Mapping[str, Any]) -> None:
     state.turns = observation["turns"]
     state.last_turns = [None if t is None else dict(t) for t in observation["last_turns"]]
     state.end = None if observation["end"] is None else dict(observation["end"])
-    state._begin_turn(observation["phase"])
     state.turn_action = observation["turn_action"] or ""
     state.exchanged = observation["exchanged"]
     state.placed_cells = [encode((c["x"], c["y"])) for c in observation["placed"]]
     state.placed_kinds = [KIND_OF[c["card"]] for c in observation["placed"]]
     if state.phase != "placing":
         state.turn_points = observation["placement_points"]
-    state._reset_caches()
 
 
-def _restore_returned(state: Twirkle, observation: Mapping[str, Any], rng: random.Random) -> None:
+def _restore_returned(
+    state: TwirkleState, observation: Mapping[str, Any], rng: random.Random
+) -> None:
     """Whose given-back cards are surely in the bag: the seat's own as it remembers them,
     another seat's (their number is public) any of that many cards of the sampled bag."""
     state.returner, state.returned = None, []
@@ -326,7 +327,7 @@ def _restore_returned(state: Twirkle, observation: Mapping[str, Any], rng: rando
         state.returner, state.returned = other, sorted(rng.sample(state.bag, count))
 
 
-def _restore_shift(state: Twirkle, shift: Mapping[str, Any] | None) -> None:
+def _restore_shift(state: TwirkleState, shift: Mapping[str, Any] | None) -> None:
     """The shift in progress, its target line's end (`last_put`) included."""
     if shift is None:
         return
