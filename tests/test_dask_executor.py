@@ -25,9 +25,9 @@ from arena.sandbox import Limits
 from arena.store import Store
 from arena.submissions import submit as registry
 from arena.tournament import dask_executor, runner
-from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.config import ConfigError, TournamentConfig, check_name, dask_address
 from arena.tournament.dask_executor import DaskExecutor, run_on_worker
-from arena.tournament.executors import ExecutorLost, check_name, dask_address
+from arena.tournament.execution import ExecutorLost
 
 BOTS = ("random", "first-legal")
 #: Small tournament: 2 bots, 3 deals, each in both seat orders, 1 round per match.

@@ -23,7 +23,7 @@ from arena.store.models import Match, Tournament
 from arena.submissions.manifest import build_stamp
 from arena.tournament import ladder, runner
 from arena.tournament.config import ConfigError, TournamentConfig
-from arena.tournament.executors import ExecutorLost
+from arena.tournament.execution import ExecutorLost
 from tests.databases import BACKENDS, database_url
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -19,8 +19,8 @@ from arena.cli import app
 from arena.match.run import MatchSpec
 from arena.results import reports
 from arena.store import Store
-from arena.tournament import executors, runner
-from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament import execution, executors, runner
+from arena.tournament.config import LOCAL, ConfigError, TournamentConfig
 from tests.helpers import kill_once_recorded, register_unchecked
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,14 +128,14 @@ class VoidsOne:
     slots = 1
 
     def __init__(self, number: int):
-        self.inner = executors.open_executor(executors.LOCAL, 1)
+        self.inner = executors.open_executor(LOCAL, 1)
         self.number = number
 
-    def submit(self, spec: MatchSpec) -> executors.MatchFuture:
+    def submit(self, spec: MatchSpec) -> execution.MatchFuture:
         if spec.match_id.endswith(f"-m{self.number}"):
-            void = executors.platform_error(spec, "worker lost twice")
+            void = execution.platform_error(spec, "worker lost twice")
             return cast(
-                executors.MatchFuture, SimpleNamespace(result=lambda: void, done=lambda: True)
+                execution.MatchFuture, SimpleNamespace(result=lambda: void, done=lambda: True)
             )
         return self.inner.submit(spec)
 

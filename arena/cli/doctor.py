@@ -21,7 +21,8 @@ def doctor(
 
     if executor is not None:  # the same checks plus a smoke match, on each Dask worker
         from arena.cli.errors import fail
-        from arena.tournament.executors import ExecutorLost, check_workers
+        from arena.tournament.execution import ExecutorLost
+        from arena.tournament.executors import check_workers
 
         try:
             rows = check_workers(executor)

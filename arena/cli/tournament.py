@@ -37,7 +37,7 @@ def play(
     fresh: bool,
     pin: bool,
     quiet: bool,
-    executor: str = "local",  # arena.tournament.executors.LOCAL
+    executor: str = "local",  # arena.tournament.config.LOCAL
 ) -> float:
     """Run a tournament's unrecorded matches with a live progress bar; returns seconds taken.
 
@@ -45,7 +45,8 @@ def play(
     with 130 when stopped by Ctrl-C.
     """
     from arena.tournament import runner
-    from arena.tournament.executors import LOCAL, ExecutorLost
+    from arena.tournament.config import LOCAL
+    from arena.tournament.execution import ExecutorLost
 
     began = time.monotonic()
     if executor != LOCAL:  # Dask logs every connection at INFO; show that only with -v
@@ -278,7 +279,7 @@ def resume(
     pinning) unless an option says otherwise.
     """
     from arena.tournament import runner
-    from arena.tournament.executors import LOCAL, check_name
+    from arena.tournament.config import LOCAL, check_name
 
     store = open_store()
     tournament = store.tournament(tournament_id)

@@ -17,6 +17,35 @@ class ConfigError(GameError):
     """A tournament file or flag that does not make sense (one-line reason)."""
 
 
+#: The default executor: this machine's cores (arena.tournament.executors).
+LOCAL = "local"
+DASK_SCHEME = "dask://"
+
+
+def check_name(name: str) -> str:
+    """An executor's name: `local` or `dask://HOST:PORT`; ConfigError for anything else.
+
+    >>> check_name("dask://10.0.0.5:8786")
+    'dask://10.0.0.5:8786'
+    """
+    if name == LOCAL:
+        return name
+    if name.startswith(DASK_SCHEME):
+        host, _, port = name[len(DASK_SCHEME) :].rpartition(":")
+        if host and port.isdigit():
+            return name
+    raise ConfigError(f"executor must be 'local' or 'dask://HOST:PORT', not {name!r}")
+
+
+def dask_address(name: str) -> str:
+    """The scheduler address Dask understands for `dask://HOST:PORT`.
+
+    >>> dask_address("dask://scheduler:8786")
+    'tcp://scheduler:8786'
+    """
+    return "tcp://" + check_name(name)[len(DASK_SCHEME) :]
+
+
 @dataclass(frozen=True)
 class TournamentConfig:
     """Everything a tournament run needs; see tournaments/*.toml for examples."""
@@ -42,7 +71,7 @@ class TournamentConfig:
     #: Stricter per-bot limits, e.g. {"memory_mb": 512, "cpu_seconds": 60} (arena.sandbox.limits).
     limits: dict[str, Any] = field(default_factory=dict)
     #: Where matches run: "local" (a pool of `workers` processes) or "dask://HOST:PORT".
-    executor: str = "local"
+    executor: str = LOCAL
 
     def checked(self) -> TournamentConfig:
         """Raise ConfigError on a missing or nonsensical setting; return self."""
@@ -66,8 +95,6 @@ class TournamentConfig:
             bot_limits.from_settings(self.limits)
         except ValueError as error:
             raise ConfigError(str(error)) from None
-        from arena.tournament.executors import check_name  # executors imports this module
-
         check_name(self.executor)
         return self
 

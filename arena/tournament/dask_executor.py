@@ -63,7 +63,7 @@ from arena.match.run import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
 from arena.sandbox import uids
 from arena.tournament import bundles
-from arena.tournament.executors import RERUNS, ExecutorLost, platform_error
+from arena.tournament.execution import RERUNS, ExecutorLost, platform_error
 
 LOG = logging.getLogger("arena.tournament.dask")
 

@@ -1,13 +1,10 @@
 """Where a tournament's matches run: this process, a local process pool, or a Dask cluster.
 
-Every executor has the same small interface as `concurrent.futures`: `submit(spec)`
-returns something whose `result()` is the `MatchResult` of `run_match(spec)`. The
-runner submits a window of matches and takes the results back in schedule order,
-so the local pool and a Dask cluster share one code path; only the coordinator
-writes the database. An executor never raises for a single match that could not
-be played: it returns a void `platform-error` result for it, which is never
-rated nor counted as a bot's forfeit. Only `ExecutorLost` (the executor itself is
-gone, e.g. the Dask scheduler) stops a run; `arena tournament resume` finishes it.
+`open_executor` turns an executor's name (arena.tournament.config.check_name) into one;
+this module holds the local ones, arena.tournament.dask_executor the Dask one. Every
+executor has the interface of arena.tournament.execution. The runner submits a window
+of matches and takes the results back in schedule order, so the local pool and a Dask
+cluster share one code path; only the coordinator writes the database.
 """
 
 from __future__ import annotations
@@ -24,78 +21,14 @@ import warnings
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, Protocol
+from typing import Any
 
-from arena.games import load_game
-from arena.match.run import MatchResult, MatchSpec, SeatResult, run_match
+from arena.match.run import MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
-from arena.status import MatchStatus, SeatStatus
-from arena.tournament.config import ConfigError
+from arena.tournament.config import LOCAL, ConfigError, check_name, dask_address
+from arena.tournament.execution import RERUNS, Executor, platform_error
 
 LOG = logging.getLogger("arena.tournament")
-#: How many times a match whose worker died is run again before it is voided.
-RERUNS = 1
-#: The default executor: this machine's cores.
-LOCAL = "local"
-DASK_SCHEME = "dask://"
-
-
-class ExecutorLost(RuntimeError):
-    """The executor can no longer run matches (e.g. the Dask scheduler went away)."""
-
-
-class MatchFuture(Protocol):
-    """A submitted match."""
-
-    def result(self) -> MatchResult:
-        """Wait for the match; a void platform-error result if it could not be played."""
-        ...
-
-    def done(self) -> bool:
-        """Whether `result` would return without waiting."""
-        ...
-
-
-class Executor(Protocol):
-    """Runs matches somewhere; see the module docstring."""
-
-    #: How many matches it runs at once (the runner keeps about twice that in flight).
-    slots: int
-
-    def submit(self, spec: MatchSpec) -> MatchFuture:
-        """Start a match."""
-        ...
-
-    def shutdown(self, now: bool = False) -> None:
-        """Stop, dropping matches not yet started; close idle bot processes.
-
-        With `now` (Ctrl-C, an error) matches in progress are abandoned too.
-        """
-        ...
-
-
-def check_name(name: str) -> str:
-    """`local` or `dask://HOST:PORT`; ConfigError for anything else.
-
-    >>> check_name("dask://10.0.0.5:8786")
-    'dask://10.0.0.5:8786'
-    """
-    if name == LOCAL:
-        return name
-    if name.startswith(DASK_SCHEME):
-        host, _, port = name[len(DASK_SCHEME) :].rpartition(":")
-        if host and port.isdigit():
-            return name
-    raise ConfigError(f"executor must be 'local' or 'dask://HOST:PORT', not {name!r}")
-
-
-def dask_address(name: str) -> str:
-    """The scheduler address Dask understands for `dask://HOST:PORT`.
-
-    >>> dask_address("dask://scheduler:8786")
-    'tcp://scheduler:8786'
-    """
-    return "tcp://" + check_name(name)[len(DASK_SCHEME) :]
 
 
 def open_executor(name: str, workers: int, *, reuse: bool = True, pin: bool = True) -> Executor:
@@ -107,22 +40,6 @@ def open_executor(name: str, workers: int, *, reuse: bool = True, pin: bool = Tr
     except ImportError as error:
         raise ConfigError(f"{name} needs `pip install 'arena[dask]'` ({error})") from None
     return DaskExecutor(dask_address(name), reuse, pin=pin)
-
-
-def platform_error(spec: MatchSpec, message: str) -> MatchResult:
-    """A void result for a match arena could not play: nobody's forfeit, never rated."""
-    return MatchResult(
-        match_id=spec.match_id,
-        game=spec.game,
-        game_version=load_game(spec.game).spec.version,
-        variant=dict(spec.variant),
-        seed=spec.seed,
-        status=MatchStatus.PLATFORM_ERROR,
-        seats=[
-            SeatResult(i, ref.name, None, None, SeatStatus.OK) for i, ref in enumerate(spec.seats)
-        ],
-        error=message,
-    )
 
 
 # ----- local: this process ------------------------------------------------------

@@ -31,8 +31,8 @@ from arena.store import Store
 from arena.store.models import Match, Tournament
 from arena.submissions import submit as registry
 from arena.tournament import runner
-from arena.tournament.config import ConfigError
-from arena.tournament.executors import LOCAL, open_executor
+from arena.tournament.config import LOCAL, ConfigError
+from arena.tournament.executors import open_executor
 from arena.tournament.formats import pairing_seed, rotations
 
 LOG = logging.getLogger("arena.sprt")

@@ -42,8 +42,9 @@ from arena.store import (
 from arena.store.models import Match, Tournament
 from arena.submissions import submit as registry
 from arena.submissions.manifest import find_bot
-from arena.tournament.config import ConfigError, TournamentConfig
-from arena.tournament.executors import LOCAL, Executor, ExecutorLost, MatchFuture, open_executor
+from arena.tournament.config import LOCAL, ConfigError, TournamentConfig
+from arena.tournament.execution import Executor, ExecutorLost, MatchFuture
+from arena.tournament.executors import open_executor
 from arena.tournament.formats import FORMATS
 
 LOG = logging.getLogger("arena.tournament")
