@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.games import load_game
 from arena.results import headtohead, rating
+from arena.status import MatchStatus, SeatStatus
 from arena.store import LeaderRow, Store
 from arena.store.models import Match, MatchSeat, Tournament
 
@@ -188,7 +189,7 @@ def _event_matches(
     played: list[rating.Played] = []
     points: dict[int, float] = {}
     for match, group in by_match.values():
-        if match.status == "platform-error":
+        if match.status == MatchStatus.PLATFORM_ERROR:
             continue  # void: neither rated nor counted
         n = len(group)
         ranks = tuple(s.rank or n for s in group)  # as the runner rates: no rank is last
@@ -403,11 +404,11 @@ def _suspension(
     skipped: set[int] = set()
     for seat, match, status, seat_status, skipped_match in seats:
         if skipped_match:
-            if seat_status == "suspended":
+            if seat_status == SeatStatus.SUSPENDED:
                 skipped.add(match)
-        elif status == "platform-error" or caused:
+        elif status == MatchStatus.PLATFORM_ERROR or caused:
             continue
-        elif seat_status == "ok":
+        elif seat_status == SeatStatus.OK:
             streak.clear()
         else:
             streak.append(seat)
@@ -463,7 +464,7 @@ def tournament_details(store: Store, tournament_id: int) -> dict[str, Any] | Non
     done, total = store.match_counts(tournament_id)
     names = store.version_names()
     label = {v: f"{n} v{k}" for v, (n, k) in names.items()}
-    forfeits = {k: n for k, n in store.seat_statuses(tournament_id).items() if k != "ok"}
+    forfeits = {k: n for k, n in store.seat_statuses(tournament_id).items() if k != SeatStatus.OK}
     seats = store.seat_rows(tournament_id=tournament_id)
     return {
         "id": t.id,

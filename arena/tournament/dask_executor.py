@@ -62,6 +62,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from arena.match.run import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
 from arena.sandbox import uids
+from arena.status import MatchStatus
 from arena.tournament import bundles
 from arena.tournament.execution import RERUNS, ExecutorLost, platform_error
 
@@ -582,7 +583,7 @@ def _smoke_match() -> dict[str, Any]:
             decision_timeout=5.0,
         )
         result = run_match(spec)
-    ok = str(result.status) == "normal"
+    ok = result.status == MatchStatus.NORMAL
     detail = f"{result.status} in {result.seconds:.2f} s"
     if not ok:
         detail += f": {result.error or [f'{s.status} {s.detail}' for s in result.seats]}"

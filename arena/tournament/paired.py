@@ -26,7 +26,7 @@ from arena.games import load_game
 from arena.match.run import BotRef, MatchResult
 from arena.results.headtohead import Record
 from arena.results.sprt import Sprt, Tally
-from arena.status import MatchStatus
+from arena.status import MatchStatus, TournamentStatus
 from arena.store import Store
 from arena.store.models import Match, Tournament
 from arena.submissions import submit as registry
@@ -188,7 +188,7 @@ def resume(
     state = PairedState(tournament_id, _labels(store, versions))
     _replay_pairs(store, tournament, versions[0], settings, state)
     if state.decision is not None or state.pairs + state.void_pairs >= settings.max_pairs:
-        store.set_tournament_status(tournament_id, "finished")
+        store.set_tournament_status(tournament_id, TournamentStatus.FINISHED)
         return settings, state
     return settings, _play(store, tournament, versions, settings, state, on_pair)
 
@@ -286,7 +286,7 @@ def _play(
     }
     secret = store.secret()
     test = settings.test
-    store.set_tournament_status(tournament.id, "running")
+    store.set_tournament_status(tournament.id, TournamentStatus.RUNNING)
     executor = open_executor(LOCAL, settings.workers, reuse=True, pin=False)
     stopped = True
     ctrl_c, shielded, restore_handler = runner._note_ctrl_c()  # no Ctrl-C inside a commit
@@ -338,12 +338,12 @@ def _play(
         stopped = False
     except BaseException as error:  # Ctrl-C, a void streak, a database error: cut off
         with contextlib.suppress(StoreError):
-            store.set_tournament_status(tournament.id, "interrupted")
+            store.set_tournament_status(tournament.id, TournamentStatus.INTERRUPTED)
         if isinstance(error, KeyboardInterrupt) and not isinstance(error, RunInterrupted):
             raise RunInterrupted(tournament.id, state.pairs) from None
         raise
     finally:
         restore_handler()
         executor.shutdown(now=stopped)
-    store.set_tournament_status(tournament.id, "finished")
+    store.set_tournament_status(tournament.id, TournamentStatus.FINISHED)
     return state

@@ -29,9 +29,8 @@ from arena.match import seeds
 from arena.match.run import BotRef, MatchResult, MatchSpec
 from arena.results import rating
 from arena.sandbox import limits as bot_limits
-from arena.status import MatchStatus, SeatStatus
+from arena.status import MatchStatus, SeatStatus, TournamentStatus
 from arena.store import (
-    CANCELLED,
     UNSTORABLE,
     MatchRecord,
     Rater,
@@ -202,7 +201,7 @@ def _to_record(
                 v,
                 None,
                 None,
-                SeatStatus.SUSPENDED if v in suspended else "ok",
+                SeatStatus.SUSPENDED if v in suspended else SeatStatus.OK,
                 "bot suspended after repeated forfeits" if v in suspended else "",
             )
             for i, v in enumerate(match.lineup)
@@ -296,7 +295,7 @@ def run(
             ) from None
     else:
         pool = executor
-    store.set_tournament_status(tournament_id, "running")
+    store.set_tournament_status(tournament_id, TournamentStatus.RUNNING)
     where = executor if isinstance(executor, str) else type(executor).__name__
     LOG.info(
         "tournament %d (%s): %d of %d matches to play, %s, %d worker(s)",
@@ -353,7 +352,7 @@ def run(
         restore_handler()
         if owned:
             pool.shutdown(now=stopped)
-    store.set_tournament_status(tournament_id, "finished")
+    store.set_tournament_status(tournament_id, TournamentStatus.FINISHED)
     LOG.info("tournament %d finished", tournament_id)
 
 
@@ -432,14 +431,14 @@ CANCEL_LOOK = 1.0
 def check_not_cancelled(store: Store, tournament_id: int) -> None:
     """Cancelled when the tournament was cancelled or deleted by another command."""
     status = store.tournament_status(tournament_id)
-    if status is None or status == CANCELLED:
+    if status is None or status == TournamentStatus.CANCELLED:
         done = "deleted" if status is None else "cancelled"
         raise Cancelled(f"tournament {tournament_id} was {done} by another command: run stopped")
 
 
 def _stop(store: Store, tournament_id: int) -> str:
     """Mark a cut-off run `interrupted`; how far it got and how to finish it."""
-    store.set_tournament_status(tournament_id, "interrupted")
+    store.set_tournament_status(tournament_id, TournamentStatus.INTERRUPTED)
     done, total = counts(store, tournament_id)
     return (
         f"stopped after {done} of {total} matches "
@@ -492,7 +491,7 @@ def _batches(
 def check_rules(tournament: Tournament) -> None:
     """ConfigError when the tournament cannot be played on: cancelled (for good), or the
     game's rules changed since it was scheduled."""
-    if tournament.status == CANCELLED:
+    if tournament.status == TournamentStatus.CANCELLED:
         raise ConfigError(
             f"tournament {tournament.id} was cancelled: its unplayed matches are never "
             "played (start a new one with arena tournament run ...)"
