@@ -117,7 +117,7 @@ def test_an_interrupted_match_says_how_to_resume_and_resumes_to_the_same_result(
     env = {"ARENA_SECRET": SECRET}
     whole = runner.invoke(app, ["--home", str(tmp_path / "a"), *PAIRED], env=env)
     assert whole.exit_code == 0, whole.output
-    record = truns._record
+    record = truns.record
     calls = []
 
     def cut_after_three(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -126,12 +126,12 @@ def test_an_interrupted_match_says_how_to_resume_and_resumes_to_the_same_result(
         calls.append(1)
         return record(*args, **kwargs)
 
-    monkeypatch.setattr(truns, "_record", cut_after_three)
+    monkeypatch.setattr(truns, "record", cut_after_three)
     home = ["--home", str(tmp_path / "b")]
     cut = runner.invoke(app, [*home, *PAIRED], env=env)
     assert cut.exit_code == 130, cut.output
     assert "error: interrupted after 1 pairs (resume: arena tournament resume 1)" in cut.stderr
-    monkeypatch.setattr(truns, "_record", record)
+    monkeypatch.setattr(truns, "record", record)
     resumed = runner.invoke(app, [*home, "tournament", "resume", "1", "--json"], env=env)
     assert resumed.exit_code == 0, resumed.output
     assert json.loads(resumed.stdout) == json.loads(whole.stdout)

@@ -591,9 +591,9 @@ def test_issue_30_a_result_that_cannot_be_stored_is_void_and_the_rest_of_its_bat
 def test_issue_30_a_replay_quoting_a_lone_surrogate_is_still_json() -> None:
     """orjson refuses lone surrogates: the coordinator died building such a replay. The
     replay spells a byte that was not UTF-8 (U+DC80 for 0x80) as the terminal does."""
-    from arena.tournament.runner import _replay_text
+    from arena.tournament.recording import replay_text
 
     replay = {"events": [{"forfeit": 0, "detail": "not JSON: a\udc80\x00b\ud800"}]}
-    assert json.loads(_replay_text(replay)) == {
+    assert json.loads(replay_text(replay)) == {
         "events": [{"forfeit": 0, "detail": "not JSON: a\\x80\x00b\\ud800"}]
     }

@@ -37,6 +37,8 @@ from arena.submissions.botfiles import BotFolderError, Limits
 from arena.submissions.manifest import BUNDLED_BOTS, find_bot, load_manifest
 from arena.tournament import runner as truns
 from arena.tournament.config import TournamentConfig
+from arena.tournament.recording import match_spec
+from arena.tournament.settings import TournamentSettings
 from tests.helpers import TEST_BOTS, bot_ref_for, run_and_capture
 
 LINK_OUT = TEST_BOTS / "link_out"
@@ -549,7 +551,8 @@ def test_a_check_match_looks_like_a_tournament_match(home: Path, store: Store) -
     assert tournament is not None
     match = store.matches(tid)[0]
     refs = {v.id or 0: registry.bot_ref(v, "x") for v in store.versions(ids=match.lineup)}
-    real = truns._spec(tournament, match, refs, store.secret())
+    settings = TournamentSettings.from_json(tournament.settings)
+    real = match_spec(tournament, settings, match, refs, store.secret())
 
     smoke_start, real_start = start_of(smoke, seat), start_of(real, 0)
     assert shape(smoke_start) == shape(real_start)

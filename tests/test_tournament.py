@@ -289,7 +289,7 @@ def test_ctrl_c_inside_a_commit_waits_for_it_and_is_noted() -> None:
     of a commit it could leave the write lock held and the run could not be marked
     interrupted); outside, it raises KeyboardInterrupt as usual."""
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    noted, shielded, restore = runner._note_ctrl_c()
+    noted, shielded, restore = runner.note_ctrl_c()
     try:
         with shielded():
             os.kill(os.getpid(), signal.SIGINT)

@@ -279,7 +279,8 @@ def resume(
     pinning) unless an option says otherwise.
     """
     from arena.tournament import runner
-    from arena.tournament.config import LOCAL, check_name
+    from arena.tournament.config import check_name
+    from arena.tournament.settings import TournamentSettings
 
     store = open_store()
     tournament = store.tournament(tournament_id)
@@ -298,15 +299,15 @@ def resume(
 
         resume_paired(tournament_id, quiet, as_json)
         return
-    stored = tournament.settings
+    stored = TournamentSettings.from_json(tournament.settings)
     play(
         store,
         tournament_id,
-        workers if workers is not None else int(stored.get("workers", 1)),
-        fresh_processes if fresh_processes is not None else bool(stored.get("fresh_processes")),
-        pin if pin is not None else bool(stored.get("pin_workers", True)),
+        workers if workers is not None else stored.workers,
+        fresh_processes if fresh_processes is not None else stored.fresh_processes,
+        pin if pin is not None else stored.pin_workers,
         quiet,
-        check_name(executor or str(stored.get("executor", LOCAL))),
+        check_name(executor or stored.executor),
     )
     show_summary(store, tournament_id, as_json, top, all_pairs)
 

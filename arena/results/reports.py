@@ -356,7 +356,7 @@ def suspensions(
     the forfeits in a row that did it (with their stderr), and the matches it then missed.
 
     Nothing records a suspension itself: it is found again as the runner finds it
-    after a resume (`runner._replay_suspensions`): a version is suspended once its
+    after a resume (`Suspensions.replayed`): a version is suspended once its
     forfeits in a row reach the tournament's `suspend_after`, counting its seats in
     schedule order and skipping void matches and matches skipped for a suspension
     (a ladder schedules no more matches for it: nothing may be skipped). Only the

@@ -24,11 +24,11 @@ N / players groups. A group is built around a *seed* bot:
 Ratings move only when a match is recorded, so a batch of `batch` groups is
 scheduled at once from the ratings as they stand (larger batches keep more
 workers busy; smaller ones follow the ratings more closely). The runner asks for
-the next batch only once every written match is recorded (`runner._batches`), and
-the batch is a pure function of the ladder's seed, the batch's position and the
-recorded results: the ratings are the ones the ladder's bots started with (kept
-in its settings) updated by their recorded seats in the ladder (each version's
-last `mu_after`, `sigma_after`), never the live rating rows that other
+the next batch only once every written match is recorded (arena.tournament.schedule),
+and the batch is a pure function of the ladder's seed, the batch's position and the
+recorded results: the ratings are the ones the ladder's bots started with (kept in
+its settings, `LadderPlan.start`) updated by their recorded seats in the ladder (each
+version's last `mu_after`, `sigma_after`), never the live rating rows that other
 tournaments may move meanwhile. A batch is written in one transaction, so a run
 killed at any point resumes (`arena tournament resume ID`) with exactly the
 choices an uninterrupted run makes. Suspended bots get no new groups.
@@ -42,20 +42,24 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import trueskill
 
+from arena.match.run import MatchResult
 from arena.results.rating import BETA, Skill, environment
 from arena.store import Store
 from arena.store.models import Match, Tournament
 from arena.submissions.manifest import BUNDLED_BOTS, bundled_names, load_manifest
 from arena.tournament.config import ConfigError, TournamentConfig
+from arena.tournament.entry import new_tournament
 from arena.tournament.formats import pairing_seed, rotations
-from arena.tournament.runner import LADDER, prepare
+from arena.tournament.settings import LadderPlan, TournamentSettings
 
+#: The format of a ladder.
+LADDER = "ladder"
 #: The noise of one game in the sigma estimate of rule 2 (TrueSkill's performance
 #: noise for two players, sqrt(2) beta); only spreads a batch, rates nothing.
 NOISE = math.sqrt(2) * BETA
@@ -65,7 +69,7 @@ CANDIDATES = 3
 
 @dataclass(frozen=True)
 class LadderSettings:
-    """What a ladder adds to a tournament's settings."""
+    """What a ladder is asked for (`arena ladder run`); `create` stores it as a LadderPlan."""
 
     #: Matches to play (rounded up to whole groups of `players` rotations).
     matches: int
@@ -91,23 +95,22 @@ def create(store: Store, home: Path, config: TournamentConfig, ladder: LadderSet
         raise ConfigError(
             f"a ladder of {config.players}-player matches needs {config.players} bots"
         )
-    tournament, versions = prepare(store, home, config)
+    tournament, versions = new_tournament(store, home, config)
     n = len(versions)
     max_gap = ladder.max_gap or 2 * n
     if max_gap < n:
         raise ConfigError(f"--max-gap must be at least the number of bots ({n}), not {max_gap}")
     groups = groups_for(ladder.matches, config.players)
-    start = store.skills(versions, tournament.game, tournament.game_version)
+    plan = LadderPlan(
+        versions=tuple(versions),
+        groups=groups,
+        planned=groups * config.players,
+        batch=ladder.batch or max(4, 2 * config.workers),
+        max_gap=max_gap,
+        start=store.skills(versions, tournament.game, tournament.game_version),
+    )
     tournament.rounds = groups
-    tournament.settings = {
-        **tournament.settings,
-        "versions": versions,
-        "planned": groups * config.players,
-        "groups": groups,
-        "batch": ladder.batch or max(4, 2 * config.workers),
-        "max_gap": max_gap,
-        "start": {str(v): [start[v].mu, start[v].sigma] for v in versions},
-    }
+    tournament.settings = replace(TournamentSettings.of(config), ladder=plan).to_json()
     return store.create_tournament(tournament, [])
 
 
@@ -130,21 +133,44 @@ def every_bot(store: Store, game: str) -> list[str]:
     return sorted(found)
 
 
-def extend(store: Store, tournament: Tournament, suspended: set[int]) -> list[Match]:
+class Ladder:
+    """A ladder's schedule (arena.tournament.schedule): what a cut-off run left unrecorded
+    of its last batch, then batch after batch chosen from the ladder's own results."""
+
+    def __init__(self, store: Store, tournament: Tournament, settings: TournamentSettings):
+        assert tournament.id is not None and settings.ladder is not None
+        self.store, self.tournament, self.plan = store, tournament, settings.ladder
+        self._pending = store.matches(tournament.id, recorded=False)
+        lineups = {v for match in self._pending for v in match.lineup}
+        self.entrants = frozenset(self.plan.versions) | lineups
+
+    def next_batch(self, suspended: Set[int]) -> list[Match]:
+        """The unrecorded matches of the batch a run was cut off in, else a new batch."""
+        if self._pending:
+            batch, self._pending = self._pending, []
+            return batch
+        return extend(self.store, self.tournament, self.plan, suspended)
+
+    def learn(self, match: Match, result: MatchResult | None) -> None:
+        """Nothing: the next batch reads the ratings the recorded results left."""
+
+
+def extend(
+    store: Store, tournament: Tournament, plan: LadderPlan, suspended: Set[int]
+) -> list[Match]:
     """Write the ladder's next batch (all earlier matches recorded); [] when it is done.
 
     Returns the tournament's unrecorded matches, as stored.
     """
     assert tournament.id is not None
-    settings = tournament.settings
-    versions: list[int] = [int(v) for v in settings["versions"]]
+    versions = plan.versions
     players = tournament.players
     written = store.matches(tournament.id)
     done = len(written) // players
-    remaining = int(settings["groups"]) - done
+    remaining = plan.groups - done
     if remaining <= 0:
         return []
-    skills = {int(v): Skill(mu, sigma) for v, (mu, sigma) in settings["start"].items()}
+    skills = dict(plan.start)
     skills.update(store.tournament_skills(tournament.id))
     index = {v: i for i, v in enumerate(versions)}
     last = [-1] * len(versions)
@@ -156,9 +182,9 @@ def extend(store: Store, tournament: Tournament, suspended: set[int]) -> list[Ma
         last,
         [v not in suspended for v in versions],
         start=done,
-        count=min(int(settings["batch"]), remaining),
+        count=min(plan.batch, remaining),
         players=players,
-        max_gap=int(settings["max_gap"]),
+        max_gap=plan.max_gap,
         seed=tournament.seed,
         env=environment(tournament.game),
     )

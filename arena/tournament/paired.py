@@ -3,10 +3,11 @@
 A run is stored as a tournament of format `sprt` (2 players) whose schedule grows
 pair by pair: pair i is one deal (public seed `formats.pairing_seed(seed, i)`) played
 twice, A in seat 0 and then B in seat 0 (`formats.rotations`), as a tournament's
-duplicate deals are. Matches run on the tournament executors and are recorded and
-rated like any tournament's (`runner._spec`, `runner._record`), so `arena compare`,
-the leaderboard and `arena tournament show` see them. After each pair the test
-(`arena.results.sprt`) reads the pentanomial counts; it stops at H0, at H1 or at the limit.
+duplicate deals are. `Pairs` is its schedule (arena.tournament.schedule): the runner
+(arena.tournament.runner.run) plays, records and rates its matches like any
+tournament's, so `arena compare`, the leaderboard and `arena tournament show` see
+them. After each pair the test (`arena.results.sprt`) reads the pentanomial counts; it
+stops at H0, at H1 or at the limit.
 
 A pair with a void match (platform error) is recorded but not counted; three void
 pairs in a row stop the run (arena, not a bot, is failing).
@@ -14,26 +15,25 @@ pairs in a row stop the run (arena, not a bot, is failing).
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.errors import StoreError
 from arena.games import load_game
-from arena.match.run import BotRef, MatchResult
+from arena.match.run import MatchResult
 from arena.results.headtohead import Record
 from arena.results.sprt import Sprt, Tally
 from arena.status import MatchStatus, TournamentStatus
 from arena.store import Store
 from arena.store.models import Match, Tournament
-from arena.submissions import submit as registry
 from arena.tournament import runner
 from arena.tournament.config import LOCAL, ConfigError
-from arena.tournament.executors import open_executor
+from arena.tournament.entry import enter
 from arena.tournament.formats import pairing_seed, rotations
+from arena.tournament.schedule import ScheduleError
+from arena.tournament.settings import PairedPlan, TournamentSettings
 
 LOG = logging.getLogger("arena.sprt")
 #: The format of a stored SPRT run.
@@ -63,6 +63,21 @@ class PairedSettings:
         """Pairs the limit allows (an odd limit leaves its last match unplayed)."""
         return self.max_matches // 2
 
+    def stored(self) -> TournamentSettings:
+        """The tournament settings of a run: no suspensions, the local executor, unpinned."""
+        return TournamentSettings(
+            bots=(self.a, self.b),
+            decision_timeout=self.decision_timeout,
+            startup_timeout=self.startup_timeout,
+            suspend_after=0,
+            limits={},
+            workers=self.workers,
+            executor=LOCAL,
+            fresh_processes=False,
+            pin_workers=False,
+            paired=PairedPlan(self.test, self.max_matches),
+        )
+
 
 @dataclass
 class PairedState:
@@ -82,7 +97,7 @@ class PairedState:
         return Record(self.tally.wins, self.tally.draws, self.tally.losses)
 
 
-class PairedError(RuntimeError):
+class PairedError(ScheduleError):
     """A run that cannot go on (one line)."""
 
 
@@ -109,25 +124,12 @@ def create(store: Store, home: Path, settings: PairedSettings) -> tuple[Tourname
     game = load_game(settings.game)
     game.spec.check_players(2)
     variant = game.spec.resolve_variant(settings.variant)
-    bots = (settings.a, settings.b)
     try:
-        versions = [runner._version_for(store, home, n, settings.game) for n in bots]
+        versions = [enter(store, home, n, settings.game) for n in (settings.a, settings.b)]
     except ConfigError as error:
         raise PairedError(str(error)) from None
     if versions[0] == versions[1]:
         raise PairedError(f"{settings.a} and {settings.b} are the same bot version")
-    test = settings.test
-    sprt = (
-        {}
-        if test is None
-        else {
-            "elo0": test.elo0,
-            "elo1": test.elo1,
-            "alpha": test.alpha,
-            "beta": test.beta,
-            "model": test.model,
-        }
-    )
     tournament = Tournament(
         name=f"sprt {settings.a} vs {settings.b}",
         game=settings.game,
@@ -137,19 +139,7 @@ def create(store: Store, home: Path, settings: PairedSettings) -> tuple[Tourname
         rounds=settings.max_pairs,
         seed=settings.seed,
         variant=variant,
-        settings={
-            "bots": [settings.a, settings.b],
-            "decision_timeout": settings.decision_timeout,
-            "startup_timeout": settings.startup_timeout,
-            "suspend_after": 0,
-            "limits": {},
-            "workers": settings.workers,
-            "executor": LOCAL,
-            "fresh_processes": False,
-            "pin_workers": False,
-            "sprt": sprt,
-            "max_matches": settings.max_matches,
-        },
+        settings=settings.stored().to_json(),
     )
     tournament_id = store.create_tournament(tournament, [])
     stored = store.tournament(tournament_id)
@@ -195,26 +185,134 @@ def resume(
 
 def settings_of(tournament: Tournament) -> PairedSettings:
     """The settings a stored run was started with (`create` keeps them)."""
-    stored = tournament.settings
-    sprt = stored.get("sprt") or {}
-    test = (
-        Sprt(sprt["elo0"], sprt["elo1"], sprt["alpha"], sprt["beta"], sprt["model"])
-        if sprt
-        else None
-    )
-    a, b = stored["bots"]
+    stored = TournamentSettings.from_json(tournament.settings)
+    assert stored.paired is not None, f"tournament {tournament.id} is not an `arena match` run"
+    a, b = stored.bots
     return PairedSettings(
         game=tournament.game,
         a=a,
         b=b,
-        test=test,
-        max_matches=stored["max_matches"],
+        test=stored.paired.test,
+        max_matches=stored.paired.max_matches,
         seed=tournament.seed,
         variant=dict(tournament.variant),
-        decision_timeout=stored["decision_timeout"],
-        startup_timeout=stored["startup_timeout"],
-        workers=stored["workers"],
+        decision_timeout=stored.decision_timeout,
+        startup_timeout=stored.startup_timeout,
+        workers=stored.workers,
     )
+
+
+def _play(
+    store: Store,
+    tournament: Tournament,
+    versions: list[int],
+    settings: PairedSettings,
+    state: PairedState,
+    on_pair: Callable[[PairedState], None] | None,
+) -> PairedState:
+    """Play pairs from `state` on, on the runner, until the test decides or the limit is
+    reached (the runner marks the tournament finished, or interrupted)."""
+    assert tournament.id is not None
+    pairs = Pairs(store, tournament, versions, settings, state, on_pair)
+    try:
+        runner.run(
+            store,
+            tournament.id,
+            settings.workers,
+            executor=LOCAL,
+            fresh_processes=False,
+            pin_workers=False,
+            schedule=pairs,
+        )
+    except runner.Interrupted:
+        raise RunInterrupted(tournament.id, state.pairs) from None
+    return state
+
+
+class Pairs:
+    """An `arena match` run's schedule (arena.tournament.schedule): one pair a batch,
+    until the test decides or the limit is reached; learns each pair's outcome."""
+
+    def __init__(
+        self,
+        store: Store,
+        tournament: Tournament,
+        versions: list[int],
+        settings: PairedSettings,
+        state: PairedState,
+        on_pair: Callable[[PairedState], None] | None,
+    ):
+        assert tournament.id is not None
+        self.store, self.tournament_id = store, tournament.id
+        self.game_version = tournament.game_version
+        self.versions, self.settings, self.state = versions, settings, state
+        self.on_pair = on_pair
+        self.entrants = frozenset(versions)
+        self.outcomes: dict[int, str | None] = {}  # A's, by match number, of the pair in play
+        self.void_in_a_row = 0
+
+    def next_batch(self, suspended: Set[int]) -> list[Match]:
+        """The next pair's unrecorded matches, written; [] once decided or at the limit."""
+        while not self._over():
+            pair = self._written_pair(self.state.pairs + self.state.void_pairs)
+            todo = [m for m in pair if not m.recorded]
+            self.outcomes = {}
+            if len(todo) < len(pair):  # half of the pair was recorded before a resume
+                stored = _stored_outcomes(self.store, self.tournament_id, self.versions[0])
+                self.outcomes = {m.number: stored.get(m.number) for m in pair if m.recorded}
+            if todo:
+                return todo
+            self._count_pair(pair[0].number)  # all of it recorded: count it as a run would
+        return []
+
+    def learn(self, match: Match, result: MatchResult | None) -> None:
+        """Note A's result; once both of the pair are in, count the pair."""
+        assert result is not None  # a run suspends nobody
+        self.outcomes[match.number] = _outcome(result, match.lineup.index(self.versions[0]))
+        first = 2 * (match.number // 2)
+        if first in self.outcomes and first + 1 in self.outcomes:
+            self._count_pair(first)
+
+    def _over(self) -> bool:
+        """Whether the test has decided or the limit is reached."""
+        state = self.state
+        done = state.pairs + state.void_pairs >= self.settings.max_pairs
+        return state.decision is not None or done
+
+    def _written_pair(self, index: int) -> list[Match]:
+        """Pair `index` as stored, written first where it is not (a resumed half pair is)."""
+        deal = pairing_seed(self.settings.seed, index)
+        matches = [
+            Match(
+                number=2 * index + k,
+                game=self.settings.game,
+                game_version=self.game_version,
+                seed=deal,
+                lineup=list(seats),
+            )
+            for k, seats in enumerate(rotations((self.versions[0], self.versions[1])))
+        ]
+        numbers = [m.number for m in matches]  # the objects expire once stored
+        known = {m.number for m in self.store.matches(self.tournament_id)}
+        self.store.add_matches(self.tournament_id, [m for m in matches if m.number not in known])
+        written = {m.number: m for m in self.store.matches(self.tournament_id)}
+        return [written[n] for n in numbers]
+
+    def _count_pair(self, first: int) -> None:
+        """Count the pair of matches `first` and `first + 1`; a third void pair in a row
+        stops the run (PairedError), a counted pair is told of (`on_pair`)."""
+        if not _count(
+            self.state, self.settings.test, self.outcomes.get(first), self.outcomes.get(first + 1)
+        ):
+            self.void_in_a_row += 1
+            if self.void_in_a_row >= VOID_LIMIT:
+                last = self.store.matches(self.tournament_id)[-2:]
+                errors = "; ".join(m.error or "" for m in last)
+                raise PairedError(f"{VOID_LIMIT} pairs in a row were void: {errors}")
+            return
+        self.void_in_a_row = 0
+        if self.on_pair is not None:
+            self.on_pair(self.state)
 
 
 def _labels(store: Store, versions: list[int]) -> tuple[str, str]:
@@ -268,82 +366,3 @@ def _count(state: PairedState, test: Sprt | None, first: str | None, second: str
         state.llr = test.llr(state.tally.pentanomial)
         state.decision = test.decision(state.llr)
     return True
-
-
-def _play(
-    store: Store,
-    tournament: Tournament,
-    versions: list[int],
-    settings: PairedSettings,
-    state: PairedState,
-    on_pair: Callable[[PairedState], None] | None,
-) -> PairedState:
-    """Play pairs from `state` on until the test decides or the limit is reached."""
-    assert tournament.id is not None
-    names = store.version_names()
-    refs: dict[int, BotRef] = {
-        v.id or 0: registry.bot_ref(v, names[v.id or 0][0]) for v in store.versions(ids=versions)
-    }
-    secret = store.secret()
-    test = settings.test
-    store.set_tournament_status(tournament.id, TournamentStatus.RUNNING)
-    executor = open_executor(LOCAL, settings.workers, reuse=True, pin=False)
-    stopped = True
-    ctrl_c, shielded, restore_handler = runner._note_ctrl_c()  # no Ctrl-C inside a commit
-    try:
-        void_in_a_row = 0
-        while state.pairs + state.void_pairs < settings.max_pairs:
-            index = state.pairs + state.void_pairs
-            deal = pairing_seed(settings.seed, index)
-            matches = [
-                Match(
-                    number=2 * index + k,
-                    game=settings.game,
-                    game_version=tournament.game_version,
-                    seed=deal,
-                    lineup=list(seats),
-                )
-                for k, seats in enumerate(rotations((versions[0], versions[1])))
-            ]
-            numbers = [m.number for m in matches]  # the objects expire once stored
-            known = {m.number: m for m in store.matches(tournament.id)}  # a resumed half pair
-            with shielded():
-                store.add_matches(tournament.id, [m for m in matches if m.number not in known])
-            written = {m.number: m for m in store.matches(tournament.id)}
-            pair = [written[n] for n in numbers]
-            todo = [m for m in pair if not m.recorded]
-            futures = [executor.submit(runner._spec(tournament, m, refs, secret)) for m in todo]
-            outcomes: dict[int, str | None] = {}
-            for match, future in zip(todo, futures, strict=True):
-                result = future.result()
-                with shielded():
-                    runner._record(store, settings.game, match, result, set())
-                outcomes[match.number] = _outcome(result, match.lineup.index(versions[0]))
-            if ctrl_c.is_set():  # noted during a commit
-                raise KeyboardInterrupt
-            if len(todo) < len(pair):  # half of the pair was recorded before a resume
-                outcomes = {**_stored_outcomes(store, tournament.id, versions[0]), **outcomes}
-            first, second = (outcomes.get(n) for n in numbers)
-            if not _count(state, test, first, second):
-                void_in_a_row += 1
-                if void_in_a_row >= VOID_LIMIT:
-                    errors = "; ".join(m.error or "" for m in store.matches(tournament.id)[-2:])
-                    raise PairedError(f"{VOID_LIMIT} pairs in a row were void: {errors}")
-                continue
-            void_in_a_row = 0
-            if on_pair is not None:
-                on_pair(state)
-            if state.decision is not None:
-                break
-        stopped = False
-    except BaseException as error:  # Ctrl-C, a void streak, a database error: cut off
-        with contextlib.suppress(StoreError):
-            store.set_tournament_status(tournament.id, TournamentStatus.INTERRUPTED)
-        if isinstance(error, KeyboardInterrupt) and not isinstance(error, RunInterrupted):
-            raise RunInterrupted(tournament.id, state.pairs) from None
-        raise
-    finally:
-        restore_handler()
-        executor.shutdown(now=stopped)
-    store.set_tournament_status(tournament.id, TournamentStatus.FINISHED)
-    return state

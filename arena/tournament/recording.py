@@ -1,0 +1,111 @@
+"""What crosses between a tournament's schedule, its workers and the store.
+
+A scheduled match goes to a worker as a `MatchSpec` (`match_spec`); its result comes
+back as a `MatchResult` and goes to the store as a `MatchRecord` with how to rate it
+(`to_record`). Pure: the runner (arena.tournament.runner) does the reading and writing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Set
+from typing import Any
+
+import orjson
+
+from arena import controls
+from arena.match import seeds
+from arena.match.run import BotRef, MatchResult, MatchSpec
+from arena.results import rating
+from arena.sandbox import limits as bot_limits
+from arena.status import MatchStatus, SeatStatus
+from arena.store import MatchRecord, Rater, SeatRecord
+from arena.store.models import Match, Tournament
+from arena.tournament.settings import TournamentSettings
+
+#: How much of a seat's stderr is stored (the tail: where a crash says why).
+STDERR_KEPT = 4000
+#: The detail of a seat skipped because its bot is suspended.
+SUSPENDED_DETAIL = "bot suspended after repeated forfeits"
+
+
+def match_spec(
+    tournament: Tournament,
+    settings: TournamentSettings,
+    match: Match,
+    refs: Mapping[int, BotRef],
+    secret: bytes,
+) -> MatchSpec:
+    """The spec of one scheduled match, with its keys derived from the database's secret.
+
+    The keys depend on the public pairing seed and the match's number, not on the
+    tournament's id: the same tournament seed and secret give the same matches.
+    """
+    return MatchSpec(
+        match_id=f"t{tournament.id}-m{match.number}",
+        game=match.game,
+        seed=match.seed,
+        keys=seeds.derive(secret, match.seed, f"m{match.number}", len(match.lineup)),
+        seats=tuple(refs[v] for v in match.lineup),
+        variant=dict(tournament.variant),
+        decision_timeout=settings.decision_timeout,
+        startup_timeout=settings.startup_timeout,
+        limits=bot_limits.from_settings(settings.limits),
+    )
+
+
+def to_record(
+    game: str, match: Match, result: MatchResult | None, suspended: Set[int]
+) -> tuple[MatchRecord, Rater | None]:
+    """What the store records of one match, and how to rate it (None: not rated).
+
+    `result` None: the match was not played, a bot of its lineup being suspended.
+    """
+    assert match.id is not None
+    if result is None or any(v in suspended for v in match.lineup):
+        return _skipped(match, suspended), None
+    records = [
+        SeatRecord(s.seat, v, s.score, s.rank, s.status, s.detail, s.stderr[-STDERR_KEPT:])
+        for s, v in zip(result.seats, match.lineup, strict=True)
+    ]
+    ranks = [s.rank or len(records) for s in result.seats]
+
+    def rate(before: list[rating.Skill]) -> list[rating.Skill]:
+        return rating.rate(game, before, ranks, result.teams)
+
+    rated = result.status is not MatchStatus.PLATFORM_ERROR
+    replay = replay_text(result.replay) if result.replay else None
+    record = MatchRecord(match.id, result.status, records, result.error, result.seconds, replay)
+    return record, (rate if rated else None)
+
+
+def _skipped(match: Match, suspended: Set[int]) -> MatchRecord:
+    """The record of a match not played because a bot of it is suspended."""
+    assert match.id is not None
+    seats = [
+        SeatRecord(i, v, None, None, SeatStatus.SUSPENDED, SUSPENDED_DETAIL)
+        if v in suspended
+        else SeatRecord(i, v, None, None, SeatStatus.OK, "")
+        for i, v in enumerate(match.lineup)
+    ]
+    return MatchRecord(match.id, MatchStatus.FORFEIT, seats)
+
+
+def replay_text(replay: dict[str, Any]) -> str:
+    """The replay as JSON; a lone surrogate (a byte a bot wrote that was not UTF-8),
+    which orjson refuses, spelled there as run_match spells it (`\\xff`, see
+    arena.controls.spelled; the seat row keeps the exact text)."""
+    try:
+        return orjson.dumps(replay).decode()
+    except TypeError:
+        return orjson.dumps(_spelled(replay)).decode()
+
+
+def _spelled(value: Any) -> Any:
+    """`value` with every string's lone surrogates written as escapes (``\\x80``)."""
+    if isinstance(value, str):
+        return controls.spelled(value)
+    if isinstance(value, dict):
+        return {_spelled(k): _spelled(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_spelled(v) for v in value]
+    return value
