@@ -15,9 +15,9 @@ alone (bots see observations, never the referee):
 
 - the state's fields (`Leylo`'s annotated attributes), which `search` writes when
   it fills a blank state, and `playout` reads; for the quiet turns it plays
-  itself (a swap, then no line, no claim, no reshuffle, no end of a round)
-  `playout` writes what the referee would: the two swapped cells, the phase,
-  the mover, the turn count, the next seat and the emptied claim queue;
+  itself (a swap or a placing, then no line, no claim gap, no reshuffle, no end
+  of a round) `playout` writes what the referee would: a swap's two cells, the
+  phase, the mover, the turn count, the next seat and the emptied claim queue;
 - the steps `flip`, `draw`, `place`, `claim`, `after_action`, `end_turn`,
   `offer_claim`, `clear_line` and `go_on`: each is the referee's own code for one
   decision (or what follows one), the same code `Leylo._apply` runs;
