@@ -41,6 +41,20 @@ class MatchStatus(StrEnum):
     """At least one seat was forfeited; the game was finished by the fallback policy."""
     PLATFORM_ERROR = "platform-error"
     """arena failed (not a bot): the match is void and never rated."""
+    DECISION_LIMIT = "decision-limit"
+    """The game was not over after its `max_decisions` (arena.games.GameSpec), a bound
+    that every legal game stays within: the referee, so arena, is at fault, never a bot.
+    The match is void and never rated; the seats keep their own statuses (a forfeit
+    before the limit stays one) and the replay up to the limit is kept to investigate."""
+
+    @property
+    def void(self) -> bool:
+        """Whether a match that ended so is void: arena's fault, never rated or counted."""
+        return self in VOID
+
+
+#: The statuses of a void match, in a fixed order (a query's `IN (...)` stays the same).
+VOID: tuple[MatchStatus, ...] = (MatchStatus.PLATFORM_ERROR, MatchStatus.DECISION_LIMIT)
 
 
 class TournamentStatus(StrEnum):

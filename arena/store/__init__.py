@@ -50,6 +50,7 @@ from arena.errors import StoreError, StoreInputError
 from arena.home import HomeError, prepare_database
 from arena.match import seeds
 from arena.results.rating import Skill, inherited
+from arena.status import VOID
 from arena.store import migrations
 from arena.store.migrations import MigrationError
 from arena.store.models import (
@@ -1038,24 +1039,24 @@ class Store:
         return {status: int(n) for status, n in rows}
 
     def void_matches(self, tournament_id: int) -> int:
-        """How many recorded matches of a tournament were voided (platform-error)."""
+        """How many recorded matches of a tournament were voided (arena.status.VOID)."""
         with self.read() as s:
             return int(
                 s.execute(
                     select(func.count()).where(
-                        Match.tournament_id == tournament_id, Match.status == "platform-error"
+                        Match.tournament_id == tournament_id, col(Match.status).in_(VOID)
                     )
                 ).scalar_one()
             )
 
     def void_match_rows(self, tournament_id: int) -> list[Match]:
-        """The recorded matches of a tournament that were voided (platform-error), in
+        """The recorded matches of a tournament that were voided (arena.status.VOID), in
         schedule order; each with its reason (`Match.error`)."""
         with self.read() as s:
             return list(
                 s.exec(
                     select(Match)
-                    .where(Match.tournament_id == tournament_id, Match.status == "platform-error")
+                    .where(Match.tournament_id == tournament_id, col(Match.status).in_(VOID))
                     .order_by(col(Match.number))
                 ).all()
             )
@@ -1229,9 +1230,7 @@ def _seat_stats() -> Any:
     A seat counts as a game unless its match was void or it has no score; every
     seat not `ok` is a forfeit.
     """
-    counted = and_(
-        func.coalesce(Match.status, "") != "platform-error", col(MatchSeat.score).is_not(None)
-    )
+    counted = and_(func.coalesce(Match.status, "").not_in(VOID), col(MatchSeat.score).is_not(None))
     return (
         select_columns(
             col(MatchSeat.bot_version_id).label("bot_version_id"),
@@ -1341,7 +1340,7 @@ def _totals(row: Any) -> dict[str, Any]:
 
 def _counters(record: MatchRecord) -> dict[int, dict[str, Any]]:
     """What one match adds to each of its versions' counters, as `_seat_stats` counts it."""
-    void = record.status == "platform-error"
+    void = record.status in VOID
     shared = shared_first([seat.rank for seat in record.seats])
     added: dict[int, dict[str, Any]] = {}
     for seat in record.seats:
