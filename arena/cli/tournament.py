@@ -278,6 +278,7 @@ def resume(
     It runs with the tournament's own settings (workers, executor, fresh processes,
     pinning) unless an option says otherwise.
     """
+    from arena.status import TournamentStatus
     from arena.tournament import runner
     from arena.tournament.config import check_name
     from arena.tournament.settings import TournamentSettings
@@ -288,7 +289,8 @@ def resume(
         raise UserError(f"no tournament {tournament_id} (see `arena tournament list`)")
     runner.check_rules(tournament)  # before the progress bar: a rules change stops it here
     done, total = runner.counts(store, tournament_id)
-    if tournament.status == "finished" and done == total:  # no bar of "0.0 matches/s"
+    # finished: say so, with no bar of "0.0 matches/s"
+    if tournament.status == TournamentStatus.FINISHED and done == total:
         err.print(f"tournament {tournament_id} is finished: nothing to resume")
         show_summary(store, tournament_id, as_json, top, all_pairs)
         return

@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.status import SeatStatus
+
 #: One viewer's looks: its observation (with, for the all-seeing view, the secret
 #: places laid over it) before and after the event.
 Look = dict[str, Any]
@@ -231,7 +233,7 @@ def _who(seats: Sequence[int], bots: Sequence[str], status: Sequence[str]) -> st
     """ "seat 1 (first-legal)" or "seat 0 (a) and seat 2 (b)", forfeits said."""
 
     def one(seat: int) -> str:
-        forfeit = "" if status[seat] == "ok" else f", forfeited: {status[seat]}"
+        forfeit = "" if status[seat] == SeatStatus.OK else f", forfeited: {status[seat]}"
         return f"seat {seat} ({bots[seat]}{forfeit})"
 
     names = [one(s) for s in seats]
