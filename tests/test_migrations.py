@@ -23,12 +23,13 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.errors import StoreError
 from arena.results import reports
-from arena.store import MatchRecord, SeatRecord, Store, migrations
+from arena.store import UNSTORABLE, MatchRecord, SeatRecord, Store, SuspensionRecord, migrations
 from arena.store.models import Match, Tournament
 from arena.submissions import names
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
 from tests.databases import BACKENDS, database_url
+from tests.helpers import register_unchecked
 
 #: The tables and columns of revision 0001, in an order that respects foreign keys.
 OLD = {
@@ -94,6 +95,33 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Store:
     runner.run(store, tid, workers=1)
     assert store.match_counts(tid) == (12, 12)
     return store
+
+
+@pytest.fixture(scope="module")
+def suspending(tmp_path_factory: pytest.TempPathFactory) -> tuple[Store, list[SuspensionRecord]]:
+    """A current database with a tournament really played in which a bot that crashes in
+    every match was suspended, and the suspensions as the runner told them while it ran."""
+    home = tmp_path_factory.mktemp("suspending")
+    store = Store(f"sqlite:///{home / 'arena.db'}")
+    crasher = register_unchecked(store, "flaky")
+    settings = TournamentConfig(
+        game="take-that",
+        bots=("random", crasher, "first-legal"),
+        rounds=2,
+        seed=5,
+        decision_timeout=2.0,
+        suspend_after=2,
+    )
+    tid = runner.create(store, home, settings)
+    told: list[tuple[int, str]] = []
+    runner.run(
+        store,
+        tid,
+        workers=1,
+        on_progress=lambda p: told.extend((p.match.id or 0, label) for label in p.suspended_now),
+    )
+    versions = {f"{bot} v{number}": v for v, (bot, number) in store.version_names().items()}
+    return store, [SuspensionRecord(versions[label], match, 2) for match, label in told]
 
 
 def old_database(connection: Connection) -> None:
@@ -167,7 +195,7 @@ def test_issue_12_a_first_revision_database_with_results_upgrades_and_keeps_ever
 
     said: list[str] = []
     store = Store(url, notify=said.append)
-    assert said == ["upgrading the database from revision 0001 to 0005"]
+    assert said == ["upgrading the database from revision 0001 to 0006"]
     with engine.connect() as connection:
         assert migrations.current(connection) == migrations.head()
         assert old_rows(connection) == before  # every row, every old column, every replay
@@ -279,7 +307,7 @@ def test_a_database_made_before_migrations_is_upgraded_from_none(
         connection.execute(text("DROP TABLE alembic_version"))  # made by create_all at e68b507
     said: list[str] = []
     store = Store(url, notify=said.append)
-    assert said == ["upgrading the database from revision none (made before migrations) to 0005"]
+    assert said == ["upgrading the database from revision none (made before migrations) to 0006"]
     assert reports.leaderboard(store, "take-that") == reports.leaderboard(played, "take-that")
     engine.dispose()
 
@@ -342,11 +370,11 @@ def test_arena_db_current_and_upgrade(played: Store, tmp_path: Path) -> None:
     base = ["--home", str(tmp_path), "--db", url]
     shown = cli.invoke(app, [*base, "db", "current", "--json"])
     assert shown.exit_code == 0, shown.output
-    assert '"revision":"0001"' in shown.stdout and '"newest":"0005"' in shown.stdout
+    assert '"revision":"0001"' in shown.stdout and '"newest":"0006"' in shown.stdout
     upgraded = cli.invoke(app, [*base, "db", "upgrade"])
     assert upgraded.exit_code == 0, upgraded.output
-    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0005"
-    assert "at revision 0005" in upgraded.stdout
+    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0006"
+    assert "at revision 0006" in upgraded.stdout
     again = cli.invoke(app, [*base, "db", "upgrade"])
     assert again.exit_code == 0 and again.stderr == ""
 
@@ -362,3 +390,88 @@ def test_arena_db_current_says_new_of_a_new_database_and_creates_nothing(
     assert not (tmp_path / "home" / "arena.db").exists()
     line = cli.invoke(app, ["--home", str(tmp_path / "home"), "db", "current"]).stdout
     assert "no database yet" in line and "before migrations" not in line
+
+
+def test_suspensions_of_tournaments_played_before_are_found_as_the_runner_made_them(
+    suspending: tuple[Store, list[SuspensionRecord]], url: str
+) -> None:
+    """0006 records the suspensions of tournaments played before: those the runner made
+    (and told of), and `bot show` reports them as it did."""
+    played, made = suspending
+    assert [s.version_id for s in made] == [played.latest_version("flaky").id]  # type: ignore[union-attr]
+    engine = create_engine(url)
+    with engine.begin() as connection:
+        old_database(connection)
+        copy_into_old_layout(played, connection)
+    store = Store(url, notify=lambda _line: None)
+    tid = store.tournaments()[0].id or 0
+    assert store.suspensions(tid) == made
+    shown, before = reports.bot_details(store, "flaky"), reports.bot_details(played, "flaky")
+    assert shown is not None and before is not None
+    assert shown["suspensions"] == before["suspensions"]
+    store.close()
+    engine.dispose()
+
+
+def test_0006_finds_suspensions_by_the_runners_rule(tmp_path: Path) -> None:
+    """Forfeits in a row per version in schedule order, to the tournament's suspend_after
+    (5 when unset, never below 1); a void match counts for nobody unless the store voided
+    it (the run had counted it), nor does a match skipped for a suspension."""
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    a, b, c = (store.add_bot_version(n, n * 64, "/x", ["x"], ["*"]).id or 0 for n in "abc")
+    words = {"o": "ok", "x": "crash", "t": "timeout", "s": "suspended"}
+
+    def tournament(settings: dict[str, Any], *matches: tuple[list[int], str, str]) -> list[int]:
+        """A tournament's matches recorded with their lineups, seat statuses (one letter
+        each) and match status; the ids of its matches."""
+        schedule = [
+            Match(number=i, game="take-that", seed=i, lineup=lineup)
+            for i, (lineup, _seats, _status) in enumerate(matches)
+        ]
+        tid = store.create_tournament(
+            Tournament(
+                name="t", game="take-that", game_version=1, format="round-robin", players=3,
+                rounds=1, seed=1, variant={}, settings=settings,
+            ),
+            schedule,
+        )  # fmt: skip
+        ids = [m.id or 0 for m in store.matches(tid)]
+        for match_id, (lineup, seats, status) in zip(ids, matches, strict=True):
+            error = UNSTORABLE + "a rank too large" if status == "stored void" else ""
+            records = [
+                SeatRecord(i, v, None, None, words[w])
+                for i, (v, w) in enumerate(zip(lineup, seats, strict=True))
+            ]
+            store.record(
+                MatchRecord(
+                    match_id, status.replace("stored void", "platform-error"), records, error
+                )
+            )
+        return [tid, *ids]
+
+    two, *ids = tournament(
+        {"suspend_after": 2},
+        ([a, b, c], "xtx", "forfeit"),  # a 1, b 1, c 1
+        ([a, b, c], "xxx", "platform-error"),  # void: counts for nobody
+        ([a, b, c], "oxo", "stored void"),  # counted: a 0, b 2 (suspended), c 0
+        ([a, b], "os", "forfeit"),  # skipped: b is suspended
+        ([a, c], "xt", "forfeit"),  # a 1, c 1
+        ([c, a], "tx", "forfeit"),  # c 2, a 2: both suspended, in seat order
+    )
+    unset, *more = tournament({}, *[([a, b, c], "xoo", "forfeit")] * 5)
+    never, *_ = tournament({"suspend_after": 0}, *[([a, b, c], "xxx", "forfeit")] * 2)
+    with store.writer.begin() as db:  # a database of before: no suspension table
+        db.execute(text("DROP TABLE suspension"))
+        db.execute(text("UPDATE alembic_version SET version_num = '0005'"))
+    store.close()
+    said: list[str] = []
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}", notify=said.append)
+    assert said == ["upgrading the database from revision 0005 to 0006"]
+    assert store.suspensions(two) == [
+        SuspensionRecord(b, ids[2], 2),
+        SuspensionRecord(c, ids[5], 2),
+        SuspensionRecord(a, ids[5], 2),
+    ]
+    assert store.suspensions(unset) == [SuspensionRecord(a, more[4], 5)]
+    assert store.suspensions(never) == []
+    store.close()

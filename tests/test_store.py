@@ -19,7 +19,7 @@ from sqlalchemy import inspect, text
 from arena.errors import StoreError
 from arena.results import headtohead, rating, reports
 from arena.results.rating import Skill
-from arena.store import MatchRecord, SeatRecord, Store, safe_url, shared_first
+from arena.store import MatchRecord, SeatRecord, Store, SuspensionRecord, safe_url, shared_first
 from arena.store.models import Match, Tournament
 from tests.databases import BACKENDS, database_url
 
@@ -540,7 +540,7 @@ def test_issue_30_rows_stored_before_the_escape_read_back_as_they_were(store: St
         db.execute(text("UPDATE alembic_version SET version_num = '0003'"))
     told: list[str] = []
     again = Store(store.url, notify=told.append)
-    assert told == ["upgrading the database from revision 0003 to 0005"]
+    assert told == ["upgrading the database from revision 0003 to 0006"]
     seats = [seat for _match, seat in again.seat_rows(tournament_id=tid)]
     assert [(seat.stderr, seat.detail) for seat in seats] == [(old, old), (old, old)]
     assert [m.error for m in again.matches(tid)] == [old]
@@ -597,3 +597,54 @@ def test_issue_30_a_replay_quoting_a_lone_surrogate_is_still_json() -> None:
     assert json.loads(replay_text(replay)) == {
         "events": [{"forfeit": 0, "detail": "not JSON: a\\x80\x00b\\ud800"}]
     }
+
+
+# ----- suspensions ------------------------------------------------------------------
+def test_a_suspension_is_recorded_with_the_match_that_caused_it(store: Store) -> None:
+    """In that match's transaction: a match recorded again, a batch that fails, or a
+    result the database refuses (the match is void) neither doubles nor loses one."""
+    a, b = two_bots(store)
+    schedule = [Match(number=i, game="take-that", seed=i, lineup=[a, b]) for i in range(5)]
+    tid = store.create_tournament(tournament(), schedule)
+    ids = [m.id or 0 for m in store.matches(tid)]
+
+    def crashed(match_id: int, rank: int = 2) -> MatchRecord:
+        seats = [SeatRecord(0, a, None, rank, "crash"), SeatRecord(1, b, 1, 1, "ok")]
+        return MatchRecord(match_id, "forfeit", seats)
+
+    store.record(crashed(ids[0]))
+    alpha = SuspensionRecord(a, ids[1], 2)
+    store.record(crashed(ids[1]), suspensions=[alpha])
+    store.record(crashed(ids[1]), suspensions=[alpha])  # recorded already: nothing changes
+    assert store.suspensions(tid) == [alpha]
+
+    def broken(before: list[Skill]) -> list[Skill]:
+        raise ZeroDivisionError
+
+    beta = SuspensionRecord(b, ids[2], 3)
+    with pytest.raises(ZeroDivisionError):
+        store.record_many([(crashed(ids[2]), None), (crashed(ids[3]), broken)], suspensions=[beta])
+    assert store.suspensions(tid) == [alpha]  # the failed batch kept nothing
+    refused = crashed(ids[3], rank=2**64)  # a rank no database holds: the match is void
+    assert store.record_many([(crashed(ids[2]), None), (refused, None)], suspensions=[beta]) == [
+        ids[3]
+    ]
+    gamma = SuspensionRecord(b, ids[4], 4)
+    store.record_many([(crashed(ids[4]), None)], suspensions=[gamma])
+    assert store.suspensions(tid) == [alpha, beta, gamma]  # in schedule order
+    assert store.suspensions(tid + 1) == []
+
+
+def test_a_suspension_names_a_match_of_its_batch_once(store: Store) -> None:
+    a, b = two_bots(store)
+    schedule = [Match(number=i, game="take-that", seed=i, lineup=[a, b]) for i in range(2)]
+    tid = store.create_tournament(tournament(), schedule)
+    first, second = (m.id or 0 for m in store.matches(tid))
+    record = MatchRecord(
+        first, "normal", [SeatRecord(0, a, 1, 1, "ok"), SeatRecord(1, b, 0, 2, "ok")]
+    )
+    with pytest.raises(ValueError, match="not among those recorded"):
+        store.record(record, suspensions=[SuspensionRecord(a, second, 5)])
+    with pytest.raises(ValueError, match="suspended twice"):
+        store.record(record, suspensions=[SuspensionRecord(a, first, 5)] * 2)
+    assert store.match_counts(tid) == (0, 2)  # refused before anything was written

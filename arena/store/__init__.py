@@ -61,6 +61,7 @@ from arena.store.models import (
     MatchSeat,
     Rating,
     Secret,
+    Suspension,
     Tournament,
     now,
 )
@@ -282,6 +283,16 @@ class MatchRecord:
     seconds: float = 0.0
     replay: str | None = None
     rated: bool = field(default=False)
+
+
+@dataclass(frozen=True)
+class SuspensionRecord:
+    """A bot version suspended from a tournament by the match whose forfeit made its
+    forfeits in a row reach the tournament's limit (`forfeits`: that streak's length)."""
+
+    version_id: int
+    match_id: int
+    forfeits: int
 
 
 class Store:
@@ -779,16 +790,28 @@ class Store:
             return _prior(s, version_id, game, rules)
 
     def record(
-        self, record: MatchRecord, rate: Callable[[list[Skill]], list[Skill]] | None = None
+        self,
+        record: MatchRecord,
+        rate: Rater | None = None,
+        *,
+        suspensions: Sequence[SuspensionRecord] = (),
     ) -> None:
-        """Store a match's result, seats, replay and rating changes in one transaction.
+        """Store a match's result, seats, replay and rating changes in one transaction,
+        with the suspensions it caused.
 
         `record_many` with one match: see there.
         """
-        self.record_many([(record, rate)])
+        self.record_many([(record, rate)], suspensions=suspensions)
 
-    def record_many(self, batch: Sequence[tuple[MatchRecord, Rater | None]]) -> list[int]:
-        """Store several finished matches, in schedule order, in one transaction.
+    def record_many(
+        self,
+        batch: Sequence[tuple[MatchRecord, Rater | None]],
+        *,
+        suspensions: Sequence[SuspensionRecord] = (),
+    ) -> list[int]:
+        """Store several finished matches, in schedule order, in one transaction, with
+        the suspensions they caused (each with its match: ValueError for one whose
+        match is not in the batch, or named twice).
 
         The rows are exactly those of recording the matches one by one: each match's
         ratings are those of its game under the rules version it was played under.
@@ -808,34 +831,43 @@ class Store:
         version's first rating at a game and rules version (its prior, and its
         seats counted) reads more, once.
         """
+        caused = _by_match(batch, suspensions)
         if not batch:
             return []
         try:
-            self._record_together(batch)
+            self._record_together(batch, caused)
             return []
         except (_RecordedMeanwhile, _Unstorable):
             pass  # one at a time: skipping those recorded meanwhile, voiding the unstorable
         voided = []
         for record, rate in batch:
+            alone = {record.match_id: caused.get(record.match_id, [])}
             with contextlib.suppress(_RecordedMeanwhile):
                 try:
-                    self._record_together([(record, rate)])
+                    self._record_together([(record, rate)], alone)
                 except _Unstorable as error:
-                    self._record_void(record, error.reason)
+                    self._record_void(record, error.reason, alone)
                     voided.append(record.match_id)
         return voided
 
-    def _record_together(self, batch: Sequence[tuple[MatchRecord, Rater | None]]) -> None:
+    def _record_together(
+        self,
+        batch: Sequence[tuple[MatchRecord, Rater | None]],
+        suspensions: dict[int, list[SuspensionRecord]],
+    ) -> None:
         try:
             with self.connection() as db:
-                _Batch(db, now()).record(batch)
+                _Batch(db, now()).record(batch, suspensions)
         except _DATA_ERRORS as error:
             raise _Unstorable(self._reason(error)) from None
 
-    def _record_void(self, record: MatchRecord, reason: str) -> None:
-        """Record a match whose result cannot be stored as void, with the reason."""
+    def _record_void(
+        self, record: MatchRecord, reason: str, suspensions: dict[int, list[SuspensionRecord]]
+    ) -> None:
+        """Record a match whose result cannot be stored as void, with the reason (and the
+        suspensions it caused: the run counted its forfeits)."""
         try:
-            self._record_together([(voided(record, reason), None)])
+            self._record_together([(voided(record, reason), None)], suspensions)
         except _Unstorable as error:
             raise StoreError(
                 f"database error: match {record.match_id} cannot be stored, even as void: "
@@ -853,6 +885,20 @@ class Store:
             raise
         except DBAPIError as error:
             raise StoreError(f"database error: {self._reason(error)}") from None
+
+    def suspensions(self, tournament_id: int) -> list[SuspensionRecord]:
+        """The suspensions of a tournament, in schedule order (those of one match as
+        they were recorded)."""
+        query = (
+            select_columns(
+                col(Suspension.bot_version_id), col(Suspension.match_id), col(Suspension.forfeits)
+            )
+            .join(Match, col(Match.id) == col(Suspension.match_id))
+            .where(col(Match.tournament_id) == tournament_id)
+            .order_by(col(Match.number), col(Suspension.id))
+        )
+        with self.read() as s:
+            return [SuspensionRecord(*row) for row in s.execute(query).all()]
 
     def replay(self, match_id: int) -> str | None:
         """The stored replay (JSON text) of one match, if it has one."""
@@ -1257,6 +1303,7 @@ class _Recording:
     replay: Any
     ratings: Any
     seats: Any
+    suspension: Any
     count: Any
     new_rating: Any
     rate: Any
@@ -1292,6 +1339,7 @@ def _recording() -> _Recording:
             rating_t.c.game_version == bindparam("r_rules"),
         ),
         seats=insert(seat_t),
+        suspension=insert(Suspension.__table__),  # type: ignore[attr-defined]
         count=_seat_stats().where(
             col(MatchSeat.bot_version_id) == bindparam("c_version"),
             col(Match.game) == bindparam("c_game"),
@@ -1485,7 +1533,11 @@ class _Batch:
         self.standings: dict[tuple[int, str, int], _Standing] = {}
         self.seats: list[dict[str, Any]] = []
 
-    def record(self, batch: Sequence[tuple[MatchRecord, Rater | None]]) -> None:
+    def record(
+        self,
+        batch: Sequence[tuple[MatchRecord, Rater | None]],
+        suspensions: dict[int, list[SuspensionRecord]],
+    ) -> None:
         db, sql = self.db, self.sql
         ids = [record.match_id for record, _rate in batch]
         found = {
@@ -1504,6 +1556,13 @@ class _Batch:
         ]
         if replays:
             db.execute(sql.replay, replays)
+        caused = [
+            {"match_id": s.match_id, "bot_version_id": s.version_id, "forfeits": s.forfeits}
+            for record, _rate in todo
+            for s in suspensions.get(record.match_id, [])
+        ]
+        if caused:
+            db.execute(sql.suspension, caused)
         self._read_standings(todo, found)
         for record, rate in todo:
             game, rules = found[record.match_id]
@@ -1625,6 +1684,23 @@ class _Batch:
         key = made.inserted_primary_key
         assert key is not None
         return int(key[0])
+
+
+def _by_match(
+    batch: Sequence[tuple[MatchRecord, Rater | None]], suspensions: Sequence[SuspensionRecord]
+) -> dict[int, list[SuspensionRecord]]:
+    """The suspensions by the match that caused them; ValueError for one whose match is
+    not in the batch, or one named twice (a caller's mistake, not a result to void)."""
+    matches = {record.match_id for record, _rate in batch}
+    caused: dict[int, list[SuspensionRecord]] = {}
+    for suspension in suspensions:
+        if suspension.match_id not in matches:
+            raise ValueError(f"{suspension}: its match is not among those recorded")
+        same = caused.get(suspension.match_id, [])
+        if any(s.version_id == suspension.version_id for s in same):
+            raise ValueError(f"{suspension}: its version is suspended twice by that match")
+        caused.setdefault(suspension.match_id, []).append(suspension)
+    return caused
 
 
 def _seat_values(match_id: int, seat: SeatRecord) -> dict[str, Any]:

@@ -146,6 +146,21 @@ class MatchSeat(SQLModel, table=True):
     sigma_after: float | None = None
 
 
+class Suspension(SQLModel, table=True):
+    """A bot version suspended from a tournament, recorded with the match whose forfeit
+    made its streak of forfeits in a row reach the tournament's `suspend_after`: it
+    plays no more there (migration 0006 found those of earlier tournaments again)."""
+
+    __table_args__ = (UniqueConstraint("match_id", "bot_version_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    #: The match whose forfeit completed the streak (its tournament is the match's).
+    match_id: int = Field(foreign_key="match.id", index=True)
+    bot_version_id: int = Field(foreign_key="botversion.id", index=True)
+    #: The forfeits in a row that suspended it.
+    forfeits: int
+
+
 class Rating(SQLModel, table=True):
     """The current TrueSkill rating of one bot version at one game under one rules version.
 
