@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.submissions import check
@@ -19,12 +20,17 @@ from arena.submissions.manifest import load_manifest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line (argparse exits 2 on a bad one)."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="*", default=[str(ROOT / "tests" / "bots" / "polite")])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--plans", default="submission,full")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     plans = {"submission": check.SUBMISSION, "full": check.FULL}
     for folder in args.folders:
         manifest = load_manifest(folder)

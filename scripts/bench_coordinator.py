@@ -37,6 +37,7 @@ import random
 import statistics
 import tempfile
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -187,19 +188,25 @@ def bench(url: str, args: argparse.Namespace) -> None:
         )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: a bad value or an unusable database exits 2 in one line."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--db", action="append", help="SQLAlchemy URL of an empty database")
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--per-round", type=int, default=400)
     parser.add_argument("--bots", type=int, default=12)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     for url in args.db or []:
         try:
             Store(url).close()  # a malformed URL or an unreachable server: one line
         except StoreError as error:
             parser.error(str(error))
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     print(
         f"{GAME}, {args.bots} bots, {args.rounds} rounds x {args.per_round} matches per player"
         " count; median (min..max) over rounds"

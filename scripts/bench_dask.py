@@ -43,7 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -138,22 +138,30 @@ def summary(runs: list[Run], per: str) -> str:
     return f"{statistics.median(values):6.2f} ({min(values):6.2f}..{max(values):6.2f})"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked (a bad value exits 2 in one line); `bot_names` are the
+    --bots."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="take-that")
     parser.add_argument("--bots", default="random,first-legal")
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=5, help="Timed rounds (at least 3).")
     parser.add_argument("--workers", default="1,2", help="Worker counts, comma-separated.")
-    args = parser.parse_args()
-    logging.getLogger("distributed").setLevel(logging.ERROR)
-    bots = tuple(args.bots.split(","))
+    args = parser.parse_args(argv)
+    args.bot_names = tuple(args.bots.split(","))
     try:
         load_game(args.game)
-        for bot in bots:
+        for bot in args.bot_names:
             find_bot(bot)
     except ValueError as error:  # an unknown game or bot, named with those there are
         parser.error(str(error))
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    bots = args.bot_names
     counts = [int(n) for n in args.workers.split(",")]
     config = TournamentConfig(game=args.game, bots=bots, rounds=args.rounds, seed=3)
     with tempfile.TemporaryDirectory() as folder:

@@ -310,9 +310,12 @@ def part_duplicate(deals: int, seed: int) -> None:
     print(f"score margin: {needed(margins, pair_margin, 0.0)}")
 
 
-def main() -> None:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line (argparse exits 2 on a bad one)."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=Path(__file__).name,
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--bots", type=int, default=50)
     parser.add_argument("--groups", type=int, nargs="+", default=[250, 500, 1225])
@@ -320,7 +323,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-ladder", action="store_true")
     parser.add_argument("--skip-duplicate", action="store_true")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     if not args.skip_ladder:
         began = time.perf_counter()
         ladder = part_ladder(args.bots, sorted(args.groups), args.seed)

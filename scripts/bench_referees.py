@@ -34,7 +34,8 @@ import argparse
 import random
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from arena.games import Game, all_games, load_game
 
@@ -176,27 +177,36 @@ def bench_case(game_class: type[Game], players: int, rounds: int, seconds: float
         print(f"{game_class.spec.id:<10} {players:>7} {name:<11} {tallies[name].row()}", flush=True)
 
 
-def main() -> None:
-    """Parse the filters and bench every selected case."""
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The filters, checked (a bad value exits 2 in one line); `games` are the selected
+    games' classes."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=Path(__file__).name,
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--game", action="append", default=[], help="game id (repeatable)")
     parser.add_argument("--players", action="append", type=int, default=[], help="(repeatable)")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (>= 1)")
     parser.add_argument("--seconds", type=float, default=0.5, help="per measurement")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     try:
-        games = [load_game(g) for g in args.game] or all_games()
+        args.games = [load_game(g) for g in args.game] or all_games()
     except ValueError as error:  # UnknownGameError names the games there are
         parser.error(str(error))
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Parse the filters and bench every selected case."""
+    args = parse_args(argv)
     print(
         f"{'game':<10} {'players':>7} {'timed':<11} {'wall/s':>9} {'min..max':>15} "
         f"{'cpu/s':>9} {'decisions':>10}"
     )
-    for game_class in games:
+    for game_class in args.games:
         counts = range(game_class.spec.min_players, game_class.spec.max_players + 1)
         for players in counts:
             if not args.players or players in args.players:

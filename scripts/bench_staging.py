@@ -19,6 +19,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.sandbox.bwrap import Staging, staging_base
@@ -59,10 +60,15 @@ def _time(staging: Staging, folder: Path, sha256: str | None) -> float:
     return elapsed
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line (argparse exits 2 on a bad one)."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=30)
-    repeats = parser.parse_args().repeats
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    repeats = parse_args(argv).repeats
     work = Path(tempfile.mkdtemp(prefix="bench-staging-"))
     try:
         home = work / "home"

@@ -24,7 +24,7 @@ import random
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -153,8 +153,9 @@ def timed(label: str, rounds: int, action: Callable[[], Any], per: int = 1) -> N
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line (argparse exits 2 on a bad one)."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=100_000)
     parser.add_argument("--bots", type=int, default=50)
     parser.add_argument("--tournaments", type=int, default=10)
@@ -162,7 +163,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--record", type=int, default=200, help="matches recorded per round")
     parser.add_argument("--db", help="SQLAlchemy URL of an empty database (default: SQLite)")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="arena-bench-store-") as folder:
         url = args.db or f"sqlite:///{Path(folder) / 'arena.db'}"
         store = Store(url)

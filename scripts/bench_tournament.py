@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,8 +133,10 @@ def record_cost(n: int = 500) -> float:
     return took / n * 1000
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked (a bad value exits 2 in one line); `bot_names` are the
+    --bots. --tree is read from sys.argv at import, before arena is imported."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="take-that")
     parser.add_argument("--bots", default="random,first-legal")
     parser.add_argument("--rounds", type=int, default=40)
@@ -141,14 +144,20 @@ def main() -> None:
     parser.add_argument("--fresh-against", metavar="DIR", type=Path)
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child's run
     parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)  # read above, at import
-    args = parser.parse_args()
-    bots = tuple(args.bots.split(","))
+    args = parser.parse_args(argv)
+    args.bot_names = tuple(args.bots.split(","))
     try:
         load_game(args.game)
-        for bot in bots:
+        for bot in args.bot_names:
             find_bot(bot)
     except ValueError as error:  # an unknown game or bot, named with those there are
         parser.error(str(error))
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    bots = args.bot_names
     if args.one:  # one fresh-process tournament; prints matches/s
         print(run_once(args.game, bots, args.rounds, 1, True, False)[0])
         return

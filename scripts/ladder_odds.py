@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import random
+from collections.abc import Sequence
+from pathlib import Path
 
 from arena.games import load_game
 from arena.results.rating import Skill, rate
@@ -53,15 +55,16 @@ def ladder_holds(
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: a bad value exits 2 in one line."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("game")
     parser.add_argument("--edge", type=float, required=True)
     parser.add_argument("--deals", type=int, nargs="+", default=[10])
     parser.add_argument("--format", default="gauntlet", choices=sorted(FORMATS))
     parser.add_argument("--runs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         load_game(args.game)
     except ValueError as error:  # UnknownGameError names the games there are
@@ -70,6 +73,11 @@ def main() -> None:
         parser.error(f"--edge is a win rate between 0 and 1, got {args.edge}")
     if args.runs < 1 or min(args.deals) < 1:
         parser.error("--runs and --deals must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     for deals in args.deals:
         rng = random.Random(args.seed)
         held = [

@@ -22,7 +22,9 @@ import argparse
 import random
 import sys
 from collections import Counter
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import winrate
@@ -92,16 +94,22 @@ def play(args: tuple[int, int, int]) -> Counter[tuple[int, int, bool]]:
     return counts
 
 
-def main() -> None:
-    """Play the games and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: a bad value exits 2 in one line."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--first-seed", type=int, default=500000)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--iterations", type=int, default=60)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.games < 1 or args.workers < 1 or args.iterations < 1:
         parser.error("--games, --workers and --iterations must be at least 1")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Play the games and print the table."""
+    args = parse_args(argv)
     jobs = [(i, args.first_seed, args.iterations) for i in range(args.games)]
     total: Counter[tuple[int, int, bool]] = Counter()
     with ProcessPoolExecutor(args.workers) as pool:

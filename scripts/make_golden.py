@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,15 +115,21 @@ def encode(golden: dict[str, Any]) -> bytes:
     return ("{\n" + ",\n".join(lines) + "\n}\n").encode()
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: an unknown case exits 2 in one line."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="only list the cases")
     parser.add_argument("--force", nargs="*", default=[], metavar="NAME", help="rewrite these")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     names = {case_name(g, p, v) for g, p, v, _s in CASES}
     unknown = set(args.force) - names
     if unknown:
         parser.error(f"no such case: {', '.join(sorted(unknown))}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
     GOLDEN.mkdir(parents=True, exist_ok=True)
     for game_id, players, variant, seed in CASES:
         name = case_name(game_id, players, variant)

@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,10 +84,15 @@ def render(entries: list[dict[str, Any]]) -> str:
     return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line (argparse exits 2 on a bad one)."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare, do not write")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
     text = render(cut(play()))
     if args.check:
         if not OUTPUT.is_file() or OUTPUT.read_text(encoding="utf-8") != text:

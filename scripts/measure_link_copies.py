@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,11 +46,16 @@ def hostile_folder(folder: Path, links: int, mib: int) -> None:
         (folder / f"copy{i}.bin").symlink_to("model.bin")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line (argparse exits 2 on a bad one)."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--links", type=int, default=30)
     parser.add_argument("--mib", type=int, default=16)
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     with tempfile.TemporaryDirectory() as scratch:
         folder, home = Path(scratch) / "linky", Path(scratch) / "home"
         hostile_folder(folder, args.links, args.mib)

@@ -22,14 +22,20 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line (argparse exits 2 on a bad one)."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=2, help="deals per pairing")
     parser.add_argument("--arena", default=f"{sys.executable} -m arena")
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     with tempfile.TemporaryDirectory() as home:
         arena = [*shlex.split(args.arena), "--home", home]
         names = [f"{kind}-{i:02d}" for i in range(1, 11) for kind in ("rnd", "fl")]

@@ -21,6 +21,8 @@ import argparse
 import random
 import time
 from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
 
 from arena.games.twirkle import Twirkle
 from arena.games.twirkle.state import IDLE_ROUNDS
@@ -48,11 +50,16 @@ def play(index: int) -> tuple[int, str, int, bool]:
     return players, str(game.end["reason"]), longest, old_cut
 
 
-def main() -> None:
-    """Play the games and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line (argparse exits 2 on a bad one)."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__)
     parser.add_argument("--games", type=int, default=1000)
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Play the games and print the figures."""
+    args = parse_args(argv)
     ends: dict[int, Counter[str]] = {players: Counter() for players in (2, 3, 4)}
     old_cut: Counter[int] = Counter()
     longest: Counter[int] = Counter()

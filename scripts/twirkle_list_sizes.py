@@ -16,15 +16,22 @@ import argparse
 import random
 import time
 from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
 
 from arena.games.twirkle import Twirkle
 
 
-def main() -> None:
-    """Play the games and print the largest list per step."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line (argparse exits 2 on a bad one)."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__)
     parser.add_argument("--games", type=int, default=1000)
-    args = parser.parse_args()
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Play the games and print the largest list per step."""
+    args = parse_args(argv)
     largest: Counter[str] = Counter()
     where: dict[str, tuple[int, int]] = {}
     sizes: Counter[int] = Counter()

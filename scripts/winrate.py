@@ -30,7 +30,7 @@ import math
 import random
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,9 +176,13 @@ def report(setup: Setup, results: list[GameResult], seconds: float) -> str:
     )
 
 
-def main() -> None:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked (a bad value exits 2 in one line); `spec` and `variant`
+    are the game's spec and the variant resolved from the KEY=VALUE settings."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=Path(__file__).name,
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("game")
     parser.add_argument("--bot", required=True)
@@ -204,13 +208,13 @@ def main() -> None:
     )
     parser.add_argument("--first-seed", type=int, default=10_000)
     parser.add_argument("--variant", action="append", default=[], metavar="KEY=VALUE")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     for setting in args.variant:
         if "=" not in setting:
             parser.error(f"--variant takes KEY=VALUE, got {setting!r}")
     try:
-        spec = load_game(args.game).spec
-        variant = spec.resolve_variant(dict(v.split("=", 1) for v in args.variant))
+        args.spec = load_game(args.game).spec
+        args.variant = args.spec.resolve_variant(dict(v.split("=", 1) for v in args.variant))
     except ValueError as error:  # an unknown game, a bad variant (GameError is one)
         parser.error(str(error))
     for folder in (args.bot, args.against):
@@ -219,6 +223,12 @@ def main() -> None:
                 f"bots/{folder}/bot.py not found: BOT and OTHER play in-process, so "
                 "each must be a Python bot folder with a pure choose() (or random)"
             )
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    spec, variant = args.spec, args.variant
     counts = args.players or range(spec.min_players, spec.max_players + 1)
     for players in counts:
         setup = Setup(
