@@ -50,7 +50,7 @@ def print_result(result: MatchResult) -> None:
 
     Names, forfeit details and stderr come from the bots: all shown through `safe.text`.
     """
-    from arena.status import MatchStatus
+    from arena.status import MatchStatus, SeatStatus
 
     variant = variant_text(result.variant)
     cells = [
@@ -69,8 +69,10 @@ def print_result(result: MatchResult) -> None:
     out.print(fitted(columns, cells, numeric=numeric, width=out.width, title=title)[0])
     if result.status is MatchStatus.PLATFORM_ERROR:
         out.print(text(("platform error, match void:", "bold red"), " ", result.error))
+    elif result.status.void:
+        out.print(text((f"{result.status}, match void:", "bold red"), " ", result.error))
     for s in result.seats:
-        if s.status != "ok" and s.stderr.strip():
+        if s.status is not SeatStatus.OK and s.stderr.strip():
             # split at newlines only: splitlines() would also eat a CR, hiding it
             tail = "\n".join(s.stderr.strip().split("\n")[-5:])
             heading = text((f"stderr of seat {s.seat} ({s.bot}), last lines:", "dim"))
@@ -147,7 +149,6 @@ def play(
     """Play one match and print each seat's score, rank and status."""
     from arena.match import lineup, replay
     from arena.match.run import run_match
-    from arena.status import MatchStatus
 
     if replay_file is not None:
         check_writable(replay_file)  # before the match: its result must not be lost
@@ -168,5 +169,5 @@ def play(
         echo_json(result_json(result))
     else:
         print_result(result)
-    if result.status is MatchStatus.PLATFORM_ERROR:
+    if result.status.void:  # arena's failure (its referee's too), never the bots'
         raise typer.Exit(1)
