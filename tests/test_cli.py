@@ -144,7 +144,7 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     first with beta; a match is void; beta crashes twice in a row (alpha wins both) and
     is suspended; the last match is skipped for it."""
     from arena.results.rating import Skill
-    from arena.store import MatchRecord, SeatRecord, Store, default_url
+    from arena.store import MatchRecord, SeatRecord, Store, SuspensionRecord, default_url
     from arena.store.models import Match, Tournament
 
     home = tmp_path_factory.mktemp("seeded")
@@ -180,7 +180,10 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
         match = store.matches(tid, recorded=False)[0]
         records = [SeatRecord(i, *seat) for i, seat in enumerate(seats)]
         rated = status == "normal" or (status == "forfeit" and seats[0][1] is not None)
-        store.record(MatchRecord(match.id or 0, status, records, error), rate if rated else None)
+        # as the runner does: the suspension with the match whose forfeit completed it
+        caused = [SuspensionRecord(b, match.id or 0, 2)] if match.number == 4 else []
+        record = MatchRecord(match.id or 0, status, records, error)
+        store.record(record, rate if rated else None, suspensions=caused)
     store.close()
     return home
 

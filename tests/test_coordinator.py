@@ -104,9 +104,9 @@ def test_batched_recording_stores_what_one_match_at_a_time_stores(
     batches: list[int] = []
     real = Store.record_many
 
-    def counting(self: Store, batch: list[Any]) -> list[int]:
+    def counting(self: Store, batch: list[Any], **kwargs: Any) -> list[int]:
         batches.append(len(batch))
-        return real(self, batch)
+        return real(self, batch, **kwargs)
 
     monkeypatch.setattr(Store, "record_many", counting)
     monkeypatch.setattr(runner, "MAX_BATCH", max_batch)
@@ -128,3 +128,35 @@ def test_batched_recording_stores_what_one_match_at_a_time_stores(
         store.close()
     assert found[0] == found[1]
     assert any(s[3] == "suspended" for s in found[0][0])  # suspensions were exercised
+
+
+@pytest.mark.parametrize("stop", [7, 40, 130])
+def test_a_resumed_run_records_the_suspensions_an_uninterrupted_one_does(
+    tmp_path: Path, stop: int
+) -> None:
+    """A suspension is recorded with the match that caused it; a run cut off anywhere
+    resumes from the recorded ones (and everyone's forfeits in a row) to the same rows."""
+    whole = Store(f"sqlite:///{tmp_path / 'whole.db'}")
+    tid = tournament_in(whole)
+    runner.run(whole, tid, executor=Synthetic(True))
+    expected = stored(whole, tid), whole.suspensions(tid)
+    assert expected[1], "no suspension happened"
+    suspended = {s.version_id for s in expected[1]}
+    assert all(s.forfeits == 2 for s in expected[1])  # the tournament's suspend_after
+
+    cut = Store(f"sqlite:///{tmp_path / f'cut{stop}.db'}")
+    tid = tournament_in(cut)
+    told: list[str] = []
+
+    def stop_at(progress: runner.Progress) -> None:
+        told.extend(progress.suspended_now)
+        if progress.done == stop:
+            raise KeyboardInterrupt
+
+    with pytest.raises(runner.Interrupted):
+        runner.run(cut, tid, executor=Synthetic(False), on_progress=stop_at)
+    runner.run(cut, tid, executor=Synthetic(True), on_progress=stop_at)
+    assert (stored(cut, tid), cut.suspensions(tid)) == expected
+    assert len(told) == len(suspended)  # each told once, when it happened
+    whole.close()
+    cut.close()

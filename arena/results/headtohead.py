@@ -30,7 +30,7 @@ from functools import cache
 from typing import Any
 
 from arena.games import load_game
-from arena.status import MatchStatus
+from arena.status import VOID
 from arena.store import Store
 from arena.store.models import Match, MatchSeat
 
@@ -144,7 +144,7 @@ def pairwise(
         by_match.setdefault(match.id or 0, (match, []))[1].append(seat)
     tally: dict[tuple[int, int], list[int]] = {}
     for match, seats in by_match.values():
-        if match.status == MatchStatus.PLATFORM_ERROR:
+        if match.status in VOID:
             continue
         players = len(match.lineup) or len(seats)  # a caller may pass some seats only
         team = teams(match, players) if teams is not None else None

@@ -17,8 +17,8 @@ from typing import Any
 
 from arena.games import load_game
 from arena.results import headtohead, rating
-from arena.status import MatchStatus, SeatStatus
-from arena.store import LeaderRow, Store
+from arena.status import VOID, SeatStatus
+from arena.store import LeaderRow, Store, SuspensionRecord
 from arena.store.models import Match, MatchSeat, Tournament
 
 #: How much of a forfeit's stderr the reports show (the store keeps up to 4,000 characters).
@@ -189,7 +189,7 @@ def _event_matches(
     played: list[rating.Played] = []
     points: dict[int, float] = {}
     for match, group in by_match.values():
-        if match.status == MatchStatus.PLATFORM_ERROR:
+        if match.status in VOID:
             continue  # void: neither rated nor counted
         n = len(group)
         ranks = tuple(s.rank or n for s in group)  # as the runner rates: no rank is last
@@ -355,83 +355,67 @@ def suspensions(
     """Each tournament that suspended one of these bot versions: when, by which rule,
     the forfeits in a row that did it (with their stderr), and the matches it then missed.
 
-    Nothing records a suspension itself: it is found again as the runner finds it
-    after a resume (`Suspensions.replayed`): a version is suspended once its
-    forfeits in a row reach the tournament's `suspend_after`, counting its seats in
-    schedule order and skipping void matches and matches skipped for a suspension
-    (a ladder schedules no more matches for it: nothing may be skipped). Only the
-    version's own seats are read, in tournaments where it has that many forfeits.
+    The suspensions are those the runner recorded when they happened (`Store.suspensions`,
+    in the transaction of the match whose forfeit completed the streak; filled in for
+    older databases by the store's migration): only tournaments where a version has a
+    seat not `ok` are asked.
     """
-    found = []
-    candidates: dict[int, list[Tournament]] = {}  # version -> where it may be suspended
-    for (tournament_id, version), forfeited in sorted(
-        store.forfeit_tournaments(version_ids).items()
-    ):
+    wanted = set(version_ids)
+    where = sorted({tournament_id for tournament_id, _v in store.forfeit_tournaments(version_ids)})
+    found: dict[int, list[tuple[Tournament, SuspensionRecord]]] = {}
+    for tournament_id in where:
         tournament = store.tournament(tournament_id)
-        if tournament is not None and forfeited >= _suspend_after(tournament):
-            candidates.setdefault(version, []).append(tournament)
-    for version, tournaments in sorted(candidates.items(), key=lambda item: numbers[item[0]]):
-        by_id = {t.id or 0: t for t in tournaments}
-        seats: dict[int, list[tuple[int, int, str | None, str, bool]]] = {}
-        for tournament_id, seat, match, status, seat_status, gone in store.version_seats(
-            version, list(by_id)
-        ):
-            seats.setdefault(tournament_id, []).append((seat, match, status, seat_status, gone))
-        for tournament_id, tournament in by_id.items():
-            found.extend(
-                _suspension(store, tournament, numbers, version, seats.get(tournament_id, []))
-            )
-    return found
-
-
-def _suspend_after(tournament: Tournament) -> int:
-    """A tournament's suspension rule: forfeits in a row (arena.tournament.config)."""
-    return int(tournament.settings.get("suspend_after", 5))
+        if tournament is None:
+            continue
+        for suspension in store.suspensions(tournament_id):
+            if suspension.version_id in wanted:
+                found.setdefault(suspension.version_id, []).append((tournament, suspension))
+    return [
+        _suspension(store, tournament, numbers, suspension)
+        for version in sorted(found, key=lambda v: numbers[v])
+        for tournament, suspension in found[version]
+    ]
 
 
 def _suspension(
     store: Store,
     tournament: Tournament,
     numbers: dict[int | None, int],
-    version: int,
-    seats: list[tuple[int, int, str | None, str, bool]],
-) -> list[dict[str, Any]]:
-    """The suspension of a version in a tournament, found from its seats there (seat id,
-    match id, match status, seat status, skipped), as the runner counts: none or one."""
-    limit = _suspend_after(tournament)
+    suspension: SuspensionRecord,
+) -> dict[str, Any]:
+    """One recorded suspension: the forfeits in a row that ended with its match (the
+    version's counted seats there: not void, not skipped) and the matches it missed."""
+    limit = suspension.forfeits
     streak: list[int] = []
-    caused: list[int] = []
     skipped: set[int] = set()
-    for seat, match, status, seat_status, skipped_match in seats:
+    ended = False
+    for _t, seat, match, status, seat_status, skipped_match in store.version_seats(
+        suspension.version_id, [tournament.id or 0]
+    ):
         if skipped_match:
             if seat_status == SeatStatus.SUSPENDED:
                 skipped.add(match)
-        elif status == MatchStatus.PLATFORM_ERROR or caused:
+        elif ended or status in VOID:
             continue
         elif seat_status == SeatStatus.OK:
             streak.clear()
         else:
             streak.append(seat)
-            if len(streak) >= limit:
-                caused = list(streak)
-    if not caused:
-        return []
-    forfeits = store.seats(caused)
-    last = forfeits[-1][0]
-    return [
-        {
-            "tournament": tournament.id,
-            "game": tournament.game,
-            "version": numbers[version],
-            "since_match": last.id,
-            "since": last.recorded_at.isoformat(timespec="seconds")
-            if last.recorded_at is not None
-            else None,
-            "rule": f"{limit} forfeits in a row (suspend_after = {limit})",
-            "skipped_matches": len(skipped),
-            "forfeits": _forfeit_rows(forfeits, numbers),
-        }
-    ]
+        ended = ended or match == suspension.match_id
+    forfeits = store.seats(streak[-limit:])
+    last = forfeits[-1][0] if forfeits else None
+    return {
+        "tournament": tournament.id,
+        "game": tournament.game,
+        "version": numbers[suspension.version_id],
+        "since_match": suspension.match_id,
+        "since": None
+        if last is None or last.recorded_at is None
+        else last.recorded_at.isoformat(timespec="seconds"),
+        "rule": f"{limit} forfeits in a row (suspend_after = {limit})",
+        "skipped_matches": len(skipped),
+        "forfeits": _forfeit_rows(forfeits, numbers),
+    }
 
 
 def tournaments(store: Store) -> list[dict[str, Any]]:

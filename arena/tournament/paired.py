@@ -25,12 +25,13 @@ from arena.games import load_game
 from arena.match.run import MatchResult
 from arena.results.headtohead import Record
 from arena.results.sprt import Sprt, Tally
-from arena.status import MatchStatus, TournamentStatus
+from arena.status import VOID, TournamentStatus
 from arena.store import Store
 from arena.store.models import Match, Tournament
 from arena.tournament import runner
 from arena.tournament.config import LOCAL, ConfigError
 from arena.tournament.entry import enter
+from arena.tournament.execution import Executor
 from arena.tournament.formats import pairing_seed, rotations
 from arena.tournament.schedule import ScheduleError
 from arena.tournament.settings import PairedPlan, TournamentSettings
@@ -111,7 +112,7 @@ class RunInterrupted(KeyboardInterrupt):
 
 def _outcome(result: MatchResult, a_seat: int) -> str | None:
     """A's result in one match, "W", "D" or "L" by rank; None for a void match."""
-    if result.status is MatchStatus.PLATFORM_ERROR:
+    if result.status.void:
         return None
     mine, theirs = result.seats[a_seat].rank, result.seats[1 - a_seat].rank
     if mine is None or theirs is None:
@@ -152,16 +153,23 @@ def run(
     home: Path,
     settings: PairedSettings,
     on_pair: Callable[[PairedState], None] | None = None,
+    executor: str | Executor = LOCAL,
 ) -> PairedState:
-    """Play pairs until the test decides or the limit is reached; the final state."""
+    """Play pairs until the test decides or the limit is reached; the final state.
+
+    `executor` as for `runner.run` (`settings.workers` sizes a local pool)."""
     tournament, versions = create(store, home, settings)
     assert tournament.id is not None
     state = PairedState(tournament.id, _labels(store, versions))
-    return _play(store, tournament, versions, settings, state, on_pair)
+    pairs = Pairs(store, tournament, versions, settings, state, on_pair)
+    return _play(store, pairs, executor)
 
 
 def resume(
-    store: Store, tournament_id: int, on_pair: Callable[[PairedState], None] | None = None
+    store: Store,
+    tournament_id: int,
+    on_pair: Callable[[PairedState], None] | None = None,
+    executor: str | Executor = LOCAL,
 ) -> tuple[PairedSettings, PairedState]:
     """Go on with an interrupted run from its recorded pairs: the same pairs, counts and
     test as an uninterrupted run (a pair cut in half plays its missing match)."""
@@ -180,7 +188,8 @@ def resume(
     if state.decision is not None or state.pairs + state.void_pairs >= settings.max_pairs:
         store.set_tournament_status(tournament_id, TournamentStatus.FINISHED)
         return settings, state
-    return settings, _play(store, tournament, versions, settings, state, on_pair)
+    pairs = Pairs(store, tournament, versions, settings, state, on_pair)
+    return settings, _play(store, pairs, executor)
 
 
 def settings_of(tournament: Tournament) -> PairedSettings:
@@ -202,30 +211,22 @@ def settings_of(tournament: Tournament) -> PairedSettings:
     )
 
 
-def _play(
-    store: Store,
-    tournament: Tournament,
-    versions: list[int],
-    settings: PairedSettings,
-    state: PairedState,
-    on_pair: Callable[[PairedState], None] | None,
-) -> PairedState:
-    """Play pairs from `state` on, on the runner, until the test decides or the limit is
-    reached (the runner marks the tournament finished, or interrupted)."""
-    assert tournament.id is not None
-    pairs = Pairs(store, tournament, versions, settings, state, on_pair)
+def _play(store: Store, pairs: Pairs, executor: str | Executor) -> PairedState:
+    """Play pairs from where `pairs` stands on, on the runner, until the test decides or
+    the limit is reached (the runner marks the tournament finished, or interrupted)."""
+    state = pairs.state
     try:
         runner.run(
             store,
-            tournament.id,
-            settings.workers,
-            executor=LOCAL,
+            state.tournament_id,
+            pairs.settings.workers,
+            executor=executor,
             fresh_processes=False,
             pin_workers=False,
             schedule=pairs,
         )
     except runner.Interrupted:
-        raise RunInterrupted(tournament.id, state.pairs) from None
+        raise RunInterrupted(state.tournament_id, state.pairs) from None
     return state
 
 
@@ -332,7 +333,7 @@ def _stored_outcomes(store: Store, tournament_id: int, a_version: int) -> dict[i
     for number, ranks in seats.items():
         mine = ranks.get(a_version)
         theirs = next((r for v, r in ranks.items() if v != a_version), None)
-        if status[number] == MatchStatus.PLATFORM_ERROR or mine is None or theirs is None:
+        if status[number] in VOID or mine is None or theirs is None:
             outcomes[number] = None
         else:
             outcomes[number] = "W" if mine < theirs else "D" if mine == theirs else "L"

@@ -72,7 +72,7 @@ def to_record(
     def rate(before: list[rating.Skill]) -> list[rating.Skill]:
         return rating.rate(game, before, ranks, result.teams)
 
-    rated = result.status is not MatchStatus.PLATFORM_ERROR
+    rated = not result.status.void
     replay = replay_text(result.replay) if result.replay else None
     record = MatchRecord(match.id, result.status, records, result.error, result.seconds, replay)
     return record, (rate if rated else None)

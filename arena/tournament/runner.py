@@ -30,7 +30,14 @@ from arena.errors import StoreError
 from arena.games import load_game
 from arena.match.run import BotRef, MatchResult
 from arena.status import TournamentStatus
-from arena.store import UNSTORABLE, MatchRecord, Rater, Store, TournamentCancelled
+from arena.store import (
+    UNSTORABLE,
+    MatchRecord,
+    Rater,
+    Store,
+    SuspensionRecord,
+    TournamentCancelled,
+)
 from arena.store.models import Match, Tournament
 from arena.submissions import submit as registry
 from arena.tournament.config import LOCAL, ConfigError, TournamentConfig
@@ -111,7 +118,7 @@ class _Played:
     number: int
     match: Match
     result: MatchResult | None
-    suspended_now: list[int]
+    suspended_now: list[SuspensionRecord]
 
 
 def run(
@@ -143,7 +150,7 @@ def run(
     done, written = store.match_counts(tournament_id)
     if schedule is None:
         schedule = _schedule_of(store, tournament, settings)
-    suspensions = Suspensions.replayed(store, tournament_id, settings.suspend_after)
+    suspensions = Suspensions.resumed(store, tournament_id, settings.suspend_after)
     names = store.version_names()
     refs = {
         v.id or 0: registry.bot_ref(v, names[v.id or 0][0])
@@ -260,17 +267,21 @@ class _Loop:
             for played in self._results(executor, batch, refs, secret)
         )
         batch: list[tuple[MatchRecord, Rater | None]] = []
+        caused: list[SuspensionRecord] = []
         played: list[_Played] = []
         for number, (match, result, more) in enumerate(results, start=done + 1):
             batch.append(to_record(game, match, result, suspended))
-            played.append(_Played(number, match, result, self.suspensions.learn(match, result)))
+            suspended_now = self.suspensions.learn(match, result)
+            caused.extend(suspended_now)
+            played.append(_Played(number, match, result, suspended_now))
             if more and len(batch) < MAX_BATCH:
                 continue  # the next result is there already: record both together
             with shielded():  # a Ctrl-C now waits for the commit (see note_ctrl_c)
-                voided = record(self.store, batch)
+                voided = record(self.store, batch, caused)
             for match_id in voided:
                 LOG.warning("match id %d: %s; recorded as void", match_id, UNSTORABLE.strip(": "))
             batch.clear()
+            caused.clear()
             if ctrl_c.is_set():  # noted during the commit, or its KeyboardInterrupt was lost
                 raise KeyboardInterrupt
             if time.monotonic() - looked >= CANCEL_LOOK:
@@ -329,17 +340,25 @@ class _Loop:
             LOG.info("%d/%d %s", entry.number, self.total, _told(self.tournament_id, entry))
         if self.on_progress is not None:
             for entry in played:
-                labels = [f"{self.names[v][0]} v{self.names[v][1]}" for v in entry.suspended_now]
+                labels = [self._label(s.version_id) for s in entry.suspended_now]
                 progress = Progress(entry.number, self.total, entry.match, entry.result, labels)
                 self.on_progress(progress)
         for entry in played:
             self.schedule.learn(entry.match, entry.result)
 
+    def _label(self, version: int) -> str:
+        name, number = self.names[version]
+        return f"{name} v{number}"
 
-def record(store: Store, batch: list[tuple[MatchRecord, Rater | None]]) -> list[int]:
-    """Store a batch of results in one transaction (`Store.record_many`); the ids of
-    matches the database refused, recorded void instead."""
-    return store.record_many(batch)
+
+def record(
+    store: Store,
+    batch: list[tuple[MatchRecord, Rater | None]],
+    suspensions: list[SuspensionRecord],
+) -> list[int]:
+    """Store a batch of results with the suspensions they caused, in one transaction
+    (`Store.record_many`); the ids of matches the database refused, recorded void instead."""
+    return store.record_many(batch, suspensions=suspensions)
 
 
 def _ready(futures: dict[int, MatchFuture | None], index: int) -> bool:
