@@ -15,7 +15,6 @@ pairs in a row stop the run (arena, not a bot, is failing).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +35,6 @@ from arena.tournament.formats import pairing_seed, rotations
 from arena.tournament.schedule import ScheduleError
 from arena.tournament.settings import PairedPlan, TournamentSettings
 
-LOG = logging.getLogger("arena.sprt")
 #: The format of a stored SPRT run.
 SPRT_FORMAT = "sprt"
 #: Void pairs in a row that stop a run.
