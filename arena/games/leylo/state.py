@@ -52,72 +52,55 @@ class LeyloState(Protocol):
 
     def to_move(self) -> list[int]:
         """The seats that must decide now, in the order their decisions apply."""
-        ...
 
     # ----- steps: each changes the state as one decision (or its tail) does -----
     def flip(self, seat: int, cell: int) -> None:
         """The decision ``flip`` of `cell`."""
-        ...
 
     def draw(self, source: str) -> None:
         """The decision ``draw`` from `source` ("pile" or "discard") by the current seat."""
-        ...
 
     def place(self, seat: int, cell: int, replace: bool) -> None:
         """The held card into `cell` (``replace``) or discarded (``discard``, `cell` turned
         up); the caller goes on with `after_action`."""
-        ...
 
     def claim(self, seat: int, cell: int) -> None:
         """The decision ``claim`` into `cell`; the caller goes on with `after_action`."""
-        ...
 
     def after_action(self, seat: int, context: str) -> None:
         """What follows a turn's action (`context` "turn") or a claim ("claim")."""
-        ...
 
     def end_turn(self) -> None:
         """What follows a turn's action that leaves no line to clear."""
-        ...
 
     def offer_claim(self) -> None:
         """The decision ``pass`` of a claim gap."""
-        ...
 
     def clear_line(self, seat: int, index: int) -> None:
         """The decision ``clear`` of the line LINES[index]."""
-        ...
 
     def go_on(self, context: str) -> None:
         """The decision ``keep`` (with `context` = the state's ``clear_context``)."""
-        ...
 
     # ----- facts: what the legal lists are made of; nothing changes -----
     def face_down_count(self, seat: int) -> int:
         """Number of face-down cards in the grid of `seat`."""
-        ...
 
     def face_down_cells(self, seat: int) -> list[int]:
         """The face-down cells of the grid, ascending."""
-        ...
 
     def filled_cells(self, seat: int) -> Sequence[int]:
         """The non-empty cells of the grid, ascending."""
-        ...
 
     def swap_pairs(self, seat: int) -> Sequence[tuple[int, int]]:
         """The pairs of cells a turn may swap, ascending."""
-        ...
 
     def claim_cells(self, seat: int) -> list[int]:
         """The cells a claim may exchange, ascending."""
-        ...
 
     def line_indexes(self, seat: int, mask: int | None = None) -> list[int]:
         """Indexes into LINES of the lines that may be cleared now (`mask`: the grid's
         face-up mask, when the caller keeps it)."""
-        ...
 
     def has_line(self, seat: int, mask: int | None = None) -> bool:
         """True when the grid holds a line that may be cleared now."""
-        ...
