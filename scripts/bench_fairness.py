@@ -48,7 +48,8 @@ sys.path.insert(0, str(ROOT))
 
 from arena.match.run import BotRef, MatchSpec, run_match  # noqa: E402
 from arena.players.pool import BotPool  # noqa: E402
-from arena.sandbox import cgroup, protections  # noqa: E402
+from arena.sandbox import cgroup  # noqa: E402
+from arena.sandbox.detection import protections  # noqa: E402
 from arena.status import SeatStatus  # noqa: E402
 from tests.helpers import bot_ref_for  # noqa: E402
 

@@ -40,8 +40,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import arena.sandbox as sandbox
-from arena.sandbox import Limits, bwrap, seccomp
+from arena.sandbox import bwrap, detection, seccomp
+from arena.sandbox.handle import Sandboxed
+from arena.sandbox.limits import Limits
+from arena.sandbox.start import launch
 
 SENDERS = {
     "sysinfo": """
@@ -116,12 +118,12 @@ STRIDE = 1 << 20  # past the kernel's readahead window, so that one read caches 
 EMPTY = Path(tempfile.gettempdir()) / f"arena-bench-{os.getpid()}"  # the sandboxes' folder
 
 
-def run(code: str, *args: str) -> sandbox.Sandboxed:
+def run(code: str, *args: str) -> Sandboxed:
     """Start `code` in a sandbox, as arena starts a bot."""
-    return sandbox.launch(["/usr/bin/python3", "-c", code, *args], EMPTY, Limits())
+    return launch(["/usr/bin/python3", "-c", code, *args], EMPTY, Limits())
 
 
-def finish(box: sandbox.Sandboxed) -> str:
+def finish(box: Sandboxed) -> str:
     out, err = box.process.communicate(timeout=600)
     box.kill()
     if box.process.returncode != 0:
@@ -225,7 +227,7 @@ def startup(count: int) -> None:
                 seccomp.program.cache_clear()
                 seccomp.program()
                 begin = time.perf_counter()
-                box = sandbox.launch(["/bin/true"], EMPTY, Limits())
+                box = launch(["/bin/true"], EMPTY, Limits())
                 box.wait(10)
                 box.kill()
                 seconds[on].append(time.perf_counter() - begin)
@@ -273,7 +275,7 @@ def main() -> None:
         raise SystemExit("error: --bits must be at least 8 and --slot-ms positive")
     if os.geteuid() != 0:
         raise SystemExit("error: run as root: the page-cache checks read the host's mincore")
-    if sandbox.protections().bwrap is None:
+    if detection.protections().bwrap is None:
         raise SystemExit("error: bubblewrap does not work here: nothing to measure")
     wanted = args.channel.split(",")
     EMPTY.mkdir(mode=0o755)

@@ -8,7 +8,7 @@ Run as `python -m tests.beside_arena`. It reads one command a line and answers o
 - `paths`: `paths P1 P2 ...`, its bots' cgroup directories and its staged copies;
 - `stop`: kill its bots, answer `stopped` and exit.
 
-Each bot is a shell echoing what it reads, started by `arena.sandbox.launch` as a match
+Each bot is a shell echoing what it reads, started by `arena.sandbox.start.launch` as a match
 starts a bot: its own uid slot, cgroup and staged copy, in the shared /run/arena.
 """
 
@@ -16,25 +16,27 @@ from __future__ import annotations
 
 import sys
 
-from arena import sandbox
+from arena.sandbox import launcher
+from arena.sandbox.handle import Sandboxed
 from arena.sandbox.limits import Limits
+from arena.sandbox.start import launch
 from arena.sandbox.uids import SandboxError
 from tests.helpers import TEST_BOTS
 
 ECHO = ["/bin/sh", "-c", 'while read -r line; do echo "$line"; done']
 
 
-def _fill(bots: list[sandbox.Sandboxed], more: int) -> None:
+def _fill(bots: list[Sandboxed], more: int) -> None:
     started = 0
     while more == 0 or started < more:
         try:
-            bots.append(sandbox.launch(ECHO, TEST_BOTS / "polite", Limits()))
+            bots.append(launch(ECHO, TEST_BOTS / "polite", Limits()))
         except SandboxError:  # every uid of the range is taken
             break
         started += 1
 
 
-def _alive(bots: list[sandbox.Sandboxed]) -> int:
+def _alive(bots: list[Sandboxed]) -> int:
     answered = 0
     for number, bot in enumerate(bots):
         assert bot.process.stdin is not None and bot.process.stdout is not None
@@ -44,13 +46,13 @@ def _alive(bots: list[sandbox.Sandboxed]) -> int:
     return answered
 
 
-def _paths(bots: list[sandbox.Sandboxed]) -> list[str]:
+def _paths(bots: list[Sandboxed]) -> list[str]:
     found = [str(path) for bot in bots for path in bot.cgroup_dirs]
-    return [*found, str(sandbox._staging().base)]
+    return [*found, str(launcher.staging().base)]
 
 
 def main() -> None:
-    bots: list[sandbox.Sandboxed] = []
+    bots: list[Sandboxed] = []
     for line in sys.stdin:
         command, _, argument = line.strip().partition(" ")
         if command == "fill":

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import Limits, cgroup, uids
+from arena.sandbox import cgroup, uids
+from arena.sandbox.limits import Limits
 from tests.held_uids import HeldUids
 from tests.helpers import sandboxed
 from tests.test_sandbox import hostile_tournament_leaves_nothing_behind

@@ -22,8 +22,9 @@ from types import SimpleNamespace
 import orjson
 import pytest
 
-import arena.sandbox as sandbox
-from arena.sandbox import pythonpath
+from arena.sandbox import detection, launcher, pythonpath
+from arena.sandbox.limits import Limits
+from arena.sandbox.start import launch
 from tests.helpers import python_in_copy, sandboxed
 
 TAG = importlib.machinery.EXTENSION_SUFFIXES[0]
@@ -37,9 +38,9 @@ needs_tagged = pytest.mark.skipif(
 @pytest.fixture
 def unsandboxed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Bots started as with ARENA_SANDBOX=none (rlimits and a cgroup, no bubblewrap)."""
-    real = sandbox.protections()
+    real = detection.protections()
     plain = dataclasses.replace(real, bwrap=None, bwrap_reason="off for this test")
-    monkeypatch.setattr(sandbox, "protections", lambda: plain)
+    monkeypatch.setattr(detection, "protections", lambda: plain)
 
 
 #: What a bot's Python finds: its suffixes, orjson's file (or why not) and a round trip.
@@ -69,7 +70,7 @@ def probe(folder: Path) -> dict[str, object]:
     from arena.submissions.manifest import _real_interpreter
 
     python = _real_interpreter("python3") or "/usr/bin/python3"
-    box = sandbox.launch([python, "probe.py"], folder, sandbox.Limits())
+    box = launch([python, "probe.py"], folder, Limits())
     try:
         assert box.process.stderr is not None
         box.process.wait(timeout=60)
@@ -208,4 +209,4 @@ def test_an_unsandboxed_python_bot_imports_orjson_from_the_copy(
     unsandboxed: None,
 ) -> None:
     # Without bubblewrap a bot runs as arena's own user, read-only only by file mode.
-    expect_found(probe(tmp_path), str(sandbox._games_copy().root), read_only=False)
+    expect_found(probe(tmp_path), str(launcher.games_copy().root), read_only=False)

@@ -25,13 +25,14 @@ from pathlib import Path
 
 import pytest
 
-import arena.sandbox as sandbox
-from arena.sandbox import Limits
+from arena.sandbox import detection, launcher
+from arena.sandbox.limits import Limits
+from arena.sandbox.start import launch
 from arena.submissions.manifest import build_outputs, load_manifest, prepare
 from tests.helpers import TEST_BOTS, sandboxed
 
 needs_filter = pytest.mark.skipif(
-    not sandboxed() or not sandbox.protections().seccomp, reason="no seccomp filter here"
+    not sandboxed() or not detection.protections().seccomp, reason="no seccomp filter here"
 )
 #: Files a build and a seat both see: the system, and arena's referees.
 SHARED = ("/usr/bin/env", "/arena/python/arena/__init__.py")
@@ -69,7 +70,7 @@ print(json.dumps(seen))
 @pytest.fixture
 def scratch() -> Iterator[Path]:
     """A scratch folder where a build's is (`run_build`): the build's uid reaches it."""
-    base = Path(tempfile.mkdtemp(prefix="build-", dir=sandbox._staging().base.parent))
+    base = Path(tempfile.mkdtemp(prefix="build-", dir=launcher.staging().base.parent))
     base.chmod(0o711)
     (base / "bot").mkdir(mode=0o755)
     yield base / "bot"
@@ -83,7 +84,7 @@ def python() -> str:
 @contextmanager
 def build_holding_locks(scratch: Path) -> Iterator[None]:
     """A build-profile sandbox (a build's, on a scratch copy) holding locks on SHARED."""
-    box = sandbox.launch([python(), "-c", HOLD, *SHARED], scratch, Limits(), writable=True)
+    box = launch([python(), "-c", HOLD, *SHARED], scratch, Limits(), writable=True)
     try:
         assert box.process.stdout is not None
         line = box.process.stdout.readline()
@@ -95,7 +96,7 @@ def build_holding_locks(scratch: Path) -> Iterator[None]:
 
 def seat_looks() -> dict[str, str]:
     """What a seat (a bot's sandbox) learns of the locks on the files it shares."""
-    box = sandbox.launch([python(), "-c", LOOK, *SHARED], TEST_BOTS / "polite", Limits())
+    box = launch([python(), "-c", LOOK, *SHARED], TEST_BOTS / "polite", Limits())
     try:
         out, err = box.process.communicate(timeout=30)
     finally:
@@ -135,8 +136,8 @@ def test_without_the_seat_filter_the_build_lock_shows(
     scratch: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The check above is a real one: unfiltered, a seat does see the build's lock."""
-    real = sandbox.protections()
-    monkeypatch.setattr(sandbox, "protections", lambda: dataclasses.replace(real, seccomp=False))
+    real = detection.protections()
+    monkeypatch.setattr(detection, "protections", lambda: dataclasses.replace(real, seccomp=False))
     with build_holding_locks(scratch):
         seen = seat_looks()
     assert seen["/usr/bin/env flock"] in ("EWOULDBLOCK", "EAGAIN")
@@ -145,7 +146,7 @@ def test_without_the_seat_filter_the_build_lock_shows(
 
 def test_the_seat_filter_still_refuses_locks() -> None:
     """The build profile is a second program: the seats' filter keeps every lock rule."""
-    if not sandbox.protections().seccomp:
+    if not detection.protections().seccomp:
         pytest.skip("no seccomp filter here")
     from arena.sandbox import seccomp
 

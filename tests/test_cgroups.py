@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import arena.sandbox as sandbox
 from arena.cli import app
 from arena.match.run import run_match
 from arena.players.process import BotProcess
-from arena.sandbox import MIB, Limits, Protections, cgroup, report
-from arena.sandbox.limits import from_settings
+from arena.sandbox import cgroup, detection, report
+from arena.sandbox.detection import Protections
+from arena.sandbox.limits import MIB, Limits, from_settings
 from arena.status import MatchStatus, SeatStatus
 from tests.helpers import TEST_BOTS, bot_ref_for, sandboxed
 from tests.test_match import descendants, spec
@@ -50,9 +50,9 @@ def sandbox_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
         pytest.skip("bubblewrap is not available here")
     if request.param == "none":
         monkeypatch.setenv("ARENA_SANDBOX", "none")
-        found = sandbox.protections()
+        found = detection.protections()
         bare = Protections(None, "turned off", False, "", found.cgroup, found.cgroup_reason)
-        monkeypatch.setattr(sandbox, "protections", lambda: bare)
+        monkeypatch.setattr(detection, "protections", lambda: bare)
     return str(request.param)
 
 

@@ -19,16 +19,17 @@ from pathlib import Path
 
 import pytest
 
-import arena.sandbox as sandbox
 from arena.match.run import MatchResult, run_match
-from arena.sandbox import Limits, bwrap, uids
+from arena.sandbox import bwrap, detection, launcher, uids
+from arena.sandbox.limits import Limits
+from arena.sandbox.start import launch
 from arena.status import MatchStatus, SeatStatus
 from tests.helpers import TEST_BOTS, bot_ref_for, sandboxed
 from tests.test_match import spec
 
 needs_bwrap = pytest.mark.skipif(not sandboxed(), reason="bubblewrap is not available here")
 needs_filter = pytest.mark.skipif(
-    not sandboxed() or not sandbox.protections().seccomp, reason="no seccomp filter here"
+    not sandboxed() or not detection.protections().seccomp, reason="no seccomp filter here"
 )
 PROBE = Path(__file__).parent / "probes" / "syscalls.py"
 
@@ -36,8 +37,8 @@ PROBE = Path(__file__).parent / "probes" / "syscalls.py"
 @pytest.fixture
 def unfiltered(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sandboxes without the seccomp filter (everything else unchanged)."""
-    real = sandbox.protections()
-    monkeypatch.setattr(sandbox, "protections", lambda: dataclasses.replace(real, seccomp=False))
+    real = detection.protections()
+    monkeypatch.setattr(detection, "protections", lambda: dataclasses.replace(real, seccomp=False))
 
 
 def colluders() -> MatchResult:
@@ -75,9 +76,7 @@ def test_without_the_filter_the_colluders_do_pass_the_hand(unfiltered: None) -> 
 
 
 def probe_syscalls() -> dict[str, str]:
-    box = sandbox.launch(
-        ["/usr/bin/python3", "-c", PROBE.read_text()], TEST_BOTS / "polite", Limits()
-    )
+    box = launch(["/usr/bin/python3", "-c", PROBE.read_text()], TEST_BOTS / "polite", Limits())
     try:
         out, err = box.process.communicate(timeout=20)
     finally:
@@ -151,7 +150,7 @@ def test_the_bot_sees_no_host_path_and_only_descriptors_0_1_2(tmp_path: Path) ->
         " tr '\\0' ' ' </proc/self/cmdline; cat /proc/self/mountinfo;"
         " tr '\\0' ' ' </proc/self/environ; echo; pwd; echo $HOME"
     )
-    box = sandbox.launch(["/bin/sh", "-c", script, str(folder / "run")], folder, Limits())
+    box = launch(["/bin/sh", "-c", script, str(folder / "run")], folder, Limits())
     try:
         out, err = box.process.communicate(timeout=20)
     finally:
@@ -160,7 +159,7 @@ def test_the_bot_sees_no_host_path_and_only_descriptors_0_1_2(tmp_path: Path) ->
     descriptors, seen = out.decode().split("---\n", 1)
     assert descriptors.split() == ["0", "1", "2", "3"]  # 3: ls's own listing of the directory
     checkout = Path(__file__).resolve().parents[1]
-    host = [tmp_path, checkout, uids.runtime_dir(), sandbox._staging().base, Path.home()]
+    host = [tmp_path, checkout, uids.runtime_dir(), launcher.staging().base, Path.home()]
     for path in host:
         assert str(path) not in seen, f"{path} is visible inside the sandbox"
     assert "/bot/run" in seen  # the argv names the folder by its mount point
@@ -169,7 +168,7 @@ def test_the_bot_sees_no_host_path_and_only_descriptors_0_1_2(tmp_path: Path) ->
 
 @needs_bwrap
 def test_staged_copies_live_on_a_tmpfs_of_their_own() -> None:
-    base = sandbox._staging().base.parent
+    base = launcher.staging().base.parent
     if bwrap._mount_type("/dev/shm") == "tmpfs":
         assert base.parent == Path("/dev/shm")
     else:
@@ -185,11 +184,11 @@ def test_doctor_reports_the_filter_and_sandboxed_builds() -> None:
     result = CliRunner().invoke(app, ["doctor", "--json"])
     assert result.exit_code == 0, result.output
     rows = {row["protection"]: row for row in json.loads(result.stdout)["protections"]}
-    assert rows["seccomp filter"]["active"] is sandbox.protections().seccomp
+    assert rows["seccomp filter"]["active"] is detection.protections().seccomp
     assert "file locks" in rows["seccomp filter"]["detail"]
     assert rows["bot builds sandboxed"]["active"] is True
     kernel = rows["no channel through machine-wide kernel state"]
-    assert kernel["active"] is sandbox.protections().seccomp
+    assert kernel["active"] is detection.protections().seccomp
     assert "/proc/sys" in kernel["detail"] and "AF_UNIX" in kernel["detail"]
     residual = json.loads(result.stdout)["residual_channels"]
     channels = " ".join(row["channel"] for row in residual)
@@ -261,7 +260,7 @@ BUSY = (
 def global_state_twice() -> tuple[str, str]:
     """What one sandbox reads before and after another sandbox has been busy."""
     argv = ["/bin/sh", "-c", READER, "reader", *GLOBAL_STATE]
-    reader = sandbox.launch(argv, TEST_BOTS / "polite", Limits())
+    reader = launch(argv, TEST_BOTS / "polite", Limits())
     try:
         assert reader.process.stdout is not None and reader.process.stdin is not None
         before = b""
@@ -269,7 +268,7 @@ def global_state_twice() -> tuple[str, str]:
             chunk = os.read(reader.process.stdout.fileno(), 65536)
             assert chunk, "the reader stopped"
             before += chunk
-        busy = sandbox.launch(["/usr/bin/python3", "-c", BUSY], TEST_BOTS / "polite", Limits())
+        busy = launch(["/usr/bin/python3", "-c", BUSY], TEST_BOTS / "polite", Limits())
         try:
             assert busy.process.wait(timeout=60) == 0, busy.process.communicate()[1]
         finally:
@@ -328,7 +327,7 @@ def evict_from_a_sandbox() -> tuple[int, int]:
     SYSTEM_FILE.read_bytes()
     assert cached_pages(SYSTEM_FILE)[0] == cached_pages(SYSTEM_FILE)[1]
     argv = ["/usr/bin/python3", "-c", EVICT, str(SYSTEM_FILE)]
-    box = sandbox.launch(argv, TEST_BOTS / "polite", Limits())
+    box = launch(argv, TEST_BOTS / "polite", Limits())
     try:
         _out, err = box.process.communicate(timeout=20)
     finally:

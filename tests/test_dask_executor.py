@@ -21,7 +21,7 @@ from arena.match.run import MatchResult, MatchSpec
 from arena.players.pool import BotPool
 from arena.players.process import BotProcess
 from arena.results import reports
-from arena.sandbox import Limits
+from arena.sandbox.limits import Limits
 from arena.store import Store
 from arena.submissions import submit as registry
 from arena.tournament import dask_executor, runner

@@ -21,10 +21,9 @@ from pathlib import Path
 
 import pytest
 
-import arena.sandbox as sandbox
 from arena.match.run import MatchResult
 from arena.players.pool import BotPool
-from arena.sandbox import bwrap
+from arena.sandbox import bwrap, detection
 from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
@@ -105,8 +104,8 @@ ONE_DEAL = TournamentConfig(
 @pytest.fixture
 def unconfined_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sandboxes without the measures of issue 30: no seccomp filter, the real /proc and /dev."""
-    real = sandbox.protections()
-    monkeypatch.setattr(sandbox, "protections", lambda: dataclasses.replace(real, seccomp=False))
+    real = detection.protections()
+    monkeypatch.setattr(detection, "protections", lambda: dataclasses.replace(real, seccomp=False))
     monkeypatch.setattr(bwrap.ProcFiles, "args", lambda _self, _limits: [])
 
 

@@ -18,10 +18,9 @@ from pathlib import Path
 import pytest
 
 import arena
-import arena.sandbox as sandbox
 from arena.match import replay
 from arena.match.run import MatchResult, run_match
-from arena.sandbox import bwrap, pythonpath
+from arena.sandbox import bwrap, detection, launcher, pythonpath, spawn
 from arena.status import MatchStatus, SeatStatus
 from tests.helpers import TEST_BOTS, bot_ref_for, python_in_copy, sandboxed
 from tests.test_match import spec
@@ -33,9 +32,9 @@ SEARCHER = "referee_search"
 @pytest.fixture
 def unsandboxed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Bots started as with ARENA_SANDBOX=none (rlimits and a cgroup, no bubblewrap)."""
-    real = sandbox.protections()
+    real = detection.protections()
     plain = dataclasses.replace(real, bwrap=None, bwrap_reason="off for this test")
-    monkeypatch.setattr(sandbox, "protections", lambda: plain)
+    monkeypatch.setattr(detection, "protections", lambda: plain)
 
 
 def searcher_match(seed: int = 11) -> MatchResult:
@@ -75,7 +74,7 @@ def test_a_sandboxed_bot_searches_with_the_referee_from_the_mount() -> None:
 
 def test_an_unsandboxed_bot_searches_with_a_copy_of_the_referee(unsandboxed: None) -> None:
     result = searcher_match(seed=12)
-    copy = sandbox._games_copy().root
+    copy = launcher.games_copy().root
     assert f"arena.games from {copy}/arena/games/__init__.py" in result.seats[0].stderr
 
 
@@ -118,7 +117,7 @@ def test_the_probe_sees_only_the_referee_sources_and_their_byte_code() -> None:
 
 
 def test_the_copy_holds_the_package_only_and_only_arena_may_write_it() -> None:
-    copy = sandbox._games_copy()
+    copy = launcher.games_copy()
     files = {str(p.relative_to(copy.root)) for p in copy.root.rglob("*") if p.is_file()}
     assert {f for f in files if "__pycache__" not in f} == package_sources() | offered()
     for path in copy.root.rglob("*"):
@@ -136,7 +135,7 @@ def test_the_copy_carries_twirkles_engine_for_a_python_of_arenas_abi(tmp_path: P
 
 
 def test_bot_environment_names_the_referees_and_nothing_of_the_platform() -> None:
-    env = sandbox.bot_environment(Path(bwrap.BOT_DIR), pythonpath.MOUNT)
+    env = spawn.bot_environment(Path(bwrap.BOT_DIR), pythonpath.MOUNT)
     assert env["PYTHONPATH"] == "/arena/python"
     assert not any(key.startswith("ARENA") for key in env)
 
@@ -188,9 +187,10 @@ def test_only_a_trusted_python_of_another_version_compiles_the_copy(
 
 def test_the_copy_goes_when_its_process_ends(tmp_path: Path) -> None:
     script = (
-        "import arena.sandbox as s, sys; from pathlib import Path;"
-        "box = s.launch(['/bin/true'], Path(sys.argv[1]), s.Limits());"
-        "box.process.wait(); print(s._games_copy().root, flush=True)"
+        "import sys; from pathlib import Path; from arena.sandbox import launcher;"
+        "from arena.sandbox.limits import Limits; from arena.sandbox.start import launch;"
+        "box = launch(['/bin/true'], Path(sys.argv[1]), Limits());"
+        "box.process.wait(); print(launcher.games_copy().root, flush=True)"
     )
     done = subprocess.run(
         [sys.executable, "-c", script, str(TEST_BOTS / "polite")],

@@ -12,7 +12,7 @@ from arena.games import Outcome
 from arena.match import replay, seeds
 from arena.match.run import BotRef, MatchSpec, final_ranks, run_match
 from arena.players.process import STDERR_TAIL_BYTES
-from arena.sandbox import MIB, Limits
+from arena.sandbox.limits import MIB, Limits
 from arena.status import MatchStatus, SeatStatus
 from tests.held_uids import HeldUids
 from tests.helpers import bot_ref_for, expected_status, hostile_bots, needs_sandbox, sandboxed

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import arena.sandbox as sandbox
 from arena.cli import app
-from arena.sandbox import Limits, runtimes
+from arena.sandbox import detection, runtimes
+from arena.sandbox.limits import Limits
+from arena.sandbox.start import launch
 from arena.submissions.manifest import BotFolderError, load_manifest, prepare
 from tests.helpers import sandboxed
 
@@ -99,9 +100,9 @@ def test_the_runtime_applies_without_bubblewrap(
     configured: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """ARENA_SANDBOX=none changed nothing before: the PATH was the sandbox's."""
-    real = sandbox.protections()
+    real = detection.protections()
     plain = dataclasses.replace(real, bwrap=None, bwrap_reason="off for the test")
-    monkeypatch.setattr(sandbox, "protections", lambda: plain)
+    monkeypatch.setattr(detection, "protections", lambda: plain)
     folder = bot(tmp_path / "bot", "fake")
     prepare(load_manifest(folder))
     assert (folder / "made.txt").read_text().strip() == runtimes.get("fake").folders[0]
@@ -142,7 +143,7 @@ def test_doctor_checks_every_runtime_inside_the_sandbox(configured: Path) -> Non
     rows = {row["runtime"]: row for row in json.loads(result.stdout)["runtimes"]}
     assert rows["fake"]["ok"] is True and "faketool 1.0" in rows["fake"]["detail"]
     assert rows["gone"]["ok"] is False and "missing folder" in rows["gone"]["detail"]
-    if sandbox.protections().drop_uid:  # a folder closed to the bots' uids (arena as root)
+    if detection.protections().drop_uid:  # a folder closed to the bots' uids (arena as root)
         assert (
             rows["closed"]["ok"] is False and "closed to the bots' uids" in rows["closed"]["detail"]
         )
@@ -156,7 +157,7 @@ def test_a_runtime_program_is_run_from_the_runtime(configured: Path, tmp_path: P
     )
     argv = prepare(load_manifest(folder))
     assert argv[0] == str(Path(runtimes.get("fake").folders[0], "bin", "faketool"))
-    box = sandbox.launch(argv, folder, Limits())
+    box = launch(argv, folder, Limits())
     try:
         out, err = box.process.communicate(timeout=30)
     finally:

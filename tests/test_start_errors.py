@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.sandbox import protections
+from arena.sandbox.detection import protections
 
 runner = CliRunner()
 needs_bwrap = pytest.mark.skipif(

@@ -28,7 +28,7 @@ from collections import Counter, OrderedDict, defaultdict, deque
 from pathlib import Path
 
 from arena.players.process import BotProcess
-from arena.sandbox import Limits
+from arena.sandbox.limits import Limits
 
 #: Idle processes kept per bot (beyond it the oldest is closed): enough for every seat
 #: rotation of a deal to find a process that has not seen it, with a few to spare.

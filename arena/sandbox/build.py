@@ -26,8 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.sandbox import Sandboxed, _staging, launch
+from arena.sandbox import launcher
+from arena.sandbox.handle import Sandboxed
 from arena.sandbox.limits import MIB, Limits
+from arena.sandbox.start import launch
 from arena.sandbox.uids import SandboxError
 from arena.submissions import botfiles
 
@@ -79,7 +81,7 @@ def run_build(
 
     Returns the relative paths of the files the build added to `folder`.
     """
-    scratch = Path(tempfile.mkdtemp(prefix="build-", dir=_staging().base.parent))
+    scratch = Path(tempfile.mkdtemp(prefix="build-", dir=launcher.staging().base.parent))
     try:
         scratch.chmod(0o711)  # the build's uid passes through to its copy
         work = scratch / "bot"

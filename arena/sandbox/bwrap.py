@@ -258,7 +258,7 @@ class ProcFiles:
 
 
 # ----- what the bot's uid can reach --------------------------------------------
-def _reachable(path: Path, uid: int) -> bool:
+def reachable(path: Path, uid: int) -> bool:
     """True when `uid` (not root, no groups) can traverse to `path` and read it."""
     if uid == os.geteuid():
         return True
@@ -301,7 +301,7 @@ def toolchain(argv: list[str], folder: Path, uid: int) -> tuple[list[str], list[
         return argv, []
     home = Path(real).parent
     prefix = home.parent if home.name == "bin" else home
-    if _reachable(prefix, uid) and _reachable(Path(program).parent, uid):
+    if reachable(prefix, uid) and reachable(Path(program).parent, uid):
         binds = ["--ro-bind", str(prefix), str(prefix)]
         if not under(program, (str(prefix),)):
             binds += ["--ro-bind", program, program]
@@ -406,7 +406,7 @@ def stage_version(verified: VerifiedRead, target: Path) -> None:
     """Write a stored version to `target` from `verified`'s one checked reading of it.
 
     `verified` (given by the caller that knows versions: arena.match.run, through
-    `arena.sandbox.expect_version`) raises SandboxError when the folder differs from
+    `arena.sandbox.spawn.expect_version`) raises SandboxError when the folder differs from
     its submission: the match is void and the bot not run.
     """
     from arena.submissions import botfiles

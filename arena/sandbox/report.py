@@ -6,7 +6,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from arena.sandbox import Limits, cgroup, protections, uids
+from arena.sandbox import cgroup, uids
+from arena.sandbox.detection import protections
+from arena.sandbox.limits import Limits
 from arena.submissions.manifest import BUILD_TIMEOUT_S
 
 

@@ -168,12 +168,12 @@ def for_folder(folder: Path) -> Runtime | None:
 # ----- `arena doctor` ------------------------------------------------------------------
 def _blocker(folder: Path, uid: int) -> str | None:
     """Why `uid` cannot read `folder` (the first folder on the way it cannot pass), or None."""
-    from arena.sandbox.bwrap import _reachable
+    from arena.sandbox.bwrap import reachable
 
-    if _reachable(folder, uid):
+    if reachable(folder, uid):
         return None
     for parent in [*reversed(folder.parents), folder]:
-        if not _reachable(parent, uid):
+        if not reachable(parent, uid):
             mode = f"{parent.stat().st_mode & 0o777:o}" if parent.exists() else "missing"
             return (
                 f"{parent} ({mode}) is closed to the bots' uids: chmod o+x a folder above the "
@@ -184,16 +184,19 @@ def _blocker(folder: Path, uid: int) -> str | None:
 
 def _runs(runtime: Runtime) -> tuple[bool, str]:
     """Run the runtime's check inside a sandbox: (exit 0, its first output line)."""
-    from arena import sandbox
+    # Imported here: starting a sandbox sits above the runtimes it uses (arena.sandbox.start).
     from arena.sandbox import uids
+    from arena.sandbox.limits import Limits
+    from arena.sandbox.start import launch
+    from arena.sandbox.uids import SandboxError
 
     if not runtime.check:
         return True, "no check command configured"
     probe = uids.runtime_dir() / "probe"  # an empty folder the bot's uid may read
     probe.mkdir(mode=0o755, exist_ok=True)
     try:
-        box = sandbox.launch(list(runtime.check), probe, sandbox.Limits(), runtime=runtime)
-    except sandbox.SandboxError as error:
+        box = launch(list(runtime.check), probe, Limits(), runtime=runtime)
+    except SandboxError as error:
         return False, str(error)
     try:
         out, err = box.process.communicate(timeout=60)
