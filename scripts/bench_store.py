@@ -33,6 +33,7 @@ from sqlalchemy import insert, text
 
 from arena.errors import StoreError
 from arena.results import rating, reports
+from arena.status import MatchStatus, SeatStatus
 from arena.store import MatchRecord, SeatRecord, Store
 from arena.store.models import Bot, BotVersion, Match, MatchReplay, MatchSeat, Rating, Tournament
 
@@ -208,9 +209,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         def record_some() -> None:
             for _ in range(args.record):
                 match = next(pending)
-                seats = [SeatRecord(s, v, -s, s + 1, "ok") for s, v in enumerate(match.lineup)]
+                seats = [
+                    SeatRecord(s, v, -s, s + 1, SeatStatus.OK) for s, v in enumerate(match.lineup)
+                ]
                 store.record(
-                    MatchRecord(match.id or 0, "normal", seats, seconds=0.1, replay=replay),
+                    MatchRecord(
+                        match.id or 0, MatchStatus.NORMAL, seats, seconds=0.1, replay=replay
+                    ),
                     lambda before: rating.rate(GAME, before, [1, 2, 3]),
                 )
 

@@ -45,6 +45,7 @@ sys.path.insert(0, str(TREE))
 
 from arena.games import load_game  # noqa: E402
 from arena.results import rating  # noqa: E402
+from arena.status import MatchStatus, SeatStatus  # noqa: E402
 from arena.store import MatchRecord, SeatRecord, Store  # noqa: E402
 from arena.store.models import Match, Tournament  # noqa: E402
 from arena.submissions.manifest import find_bot  # noqa: E402
@@ -125,8 +126,11 @@ def record_cost(n: int = 500) -> float:
         began = time.perf_counter()
         for i, match in enumerate(matches):
             ranks = [1, 2] if i % 2 else [2, 1]
-            seats = [SeatRecord(0, a, 1, ranks[0], "ok"), SeatRecord(1, b, 0, ranks[1], "ok")]
-            record = MatchRecord(match.id or 0, "normal", seats, replay=replay)
+            seats = [
+                SeatRecord(0, a, 1, ranks[0], SeatStatus.OK),
+                SeatRecord(1, b, 0, ranks[1], SeatStatus.OK),
+            ]
+            record = MatchRecord(match.id or 0, MatchStatus.NORMAL, seats, replay=replay)
             store.record(record, functools.partial(rate_take_that, ranks=ranks))
         took = time.perf_counter() - began
         store.close()

@@ -139,7 +139,7 @@ class FakeExecutor:
 
 
 def pool_store(tmp_path: Path, name: str, bots: int) -> tuple[Store, list[str], dict[int, float]]:
-    store = Store(f"sqlite:///{tmp_path / name}")
+    store = Store(f"sqlite:///{tmp_path / name}", inherit=inherited)
     names, strength = [], {}
     for i in range(bots):
         version = store.add_bot_version(

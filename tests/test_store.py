@@ -387,12 +387,13 @@ def _random_schedule(store: Store, rng: Any, matches: int) -> tuple[int, list[Ma
             score = None if kind == "platform-error" else rng.randint(-5, 20)
             rank = None if score is None else rng.randint(1, len(match.lineup))
             seats.append(SeatRecord(i, version, score, rank, status, "", "err" * i))
-        records.append(MatchRecord(match.id or 0, kind, seats, replay=f'{{"m": {match.number}}}'))
+        status = "forfeit" if kind == "suspended" else kind  # as the runner records a skip
+        records.append(MatchRecord(match.id or 0, status, seats, replay=f'{{"m": {match.number}}}'))
     return tid, records
 
 
 def _rater(record: MatchRecord) -> Any:
-    if record.status in ("platform-error", "suspended"):
+    if record.status == "platform-error" or record.seats[0].status == "suspended":
         return None
     ranks = [seat.rank or len(record.seats) for seat in record.seats]
     return lambda before: rating.rate("take-that", before, ranks)

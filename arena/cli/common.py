@@ -65,12 +65,14 @@ def home() -> Path:
 
 
 def open_store() -> Store:
-    """The database named by --db / ARENA_DB, or the SQLite file in the home."""
+    """The database named by --db / ARENA_DB, or the SQLite file in the home; a bot's
+    new version starts its rating from its predecessor's (rating.inherited)."""
+    from arena.results import rating
     from arena.store import Store, default_url
 
     if SETTINGS.db:
         check_database_folder(SETTINGS.db)
-    return Store(SETTINGS.db or default_url(home()))
+    return Store(SETTINGS.db or default_url(home()), inherit=rating.inherited)
 
 
 def check_database_folder(url: str) -> None:

@@ -5,25 +5,71 @@ a (bot version, game, rules version) triple; a tournament's whole schedule is
 written as Match rows before play, so an interrupted tournament resumes where it
 stopped. Replays live in their own table, which statistics never read.
 
-The schema changes only through a migration (`arena/migrations/versions/`): a
-change here needs a new revision there (tests/test_migrations.py checks that the
-migrated schema is this one).
+The schema changes only through a migration (`arena/store/migrations/versions/`):
+a change here needs a new revision there (tests/test_migrations.py checks that the
+migrated schema is this one). Statuses are arena.status members, stored as their
+words in the VARCHAR columns of before (`StatusColumn`), so older databases read the
+same and the schema did not change.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from enum import StrEnum
+from typing import Any, ClassVar
 
-from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, ForeignKey, Index, String, UniqueConstraint
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
+from arena.status import MatchStatus, SeatStatus, TournamentStatus
 from arena.store.text import BotString, BotText
 
 
 def now() -> datetime:
     """The current time in UTC."""
     return datetime.now(UTC)
+
+
+class StatusColumn(TypeDecorator[StrEnum]):
+    """A status column: the member's word as VARCHAR, read back as the member.
+
+    A word that is not a member fails on the way in (ValueError), so a misspelt
+    status never reaches the database.
+    """
+
+    impl = String
+    cache_ok = True
+    #: The status enum of the column (set by each subclass).
+    members: ClassVar[type[StrEnum]]
+
+    def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
+        return None if value is None else self.members(value).value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> StrEnum | None:
+        return None if value is None else self.members(value)
+
+
+class SeatStatusColumn(StatusColumn):
+    """A seat's status (arena.status.SeatStatus)."""
+
+    members = SeatStatus
+    cache_ok = True
+
+
+class MatchStatusColumn(StatusColumn):
+    """A match's status (arena.status.MatchStatus)."""
+
+    members = MatchStatus
+    cache_ok = True
+
+
+class TournamentStatusColumn(StatusColumn):
+    """A tournament's status (arena.status.TournamentStatus)."""
+
+    members = TournamentStatus
+    cache_ok = True
 
 
 class Bot(SQLModel, table=True):
@@ -78,9 +124,11 @@ class Tournament(SQLModel, table=True):
     variant: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     #: Everything else the run needs (timeouts, limits, suspension threshold, ...).
     settings: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
-    #: scheduled -> running -> finished (or interrupted, resumable), or `cancelled` for
+    #: scheduled -> running -> finished (or interrupted, resumable), or cancelled for
     #: good (`Store.cancel_tournament`): never played again, its recorded matches kept.
-    status: str = "scheduled"
+    status: TournamentStatus = Field(
+        default=TournamentStatus.SCHEDULED, sa_type=TournamentStatusColumn, nullable=False
+    )
     created_at: datetime = Field(default_factory=now)
     finished_at: datetime | None = None
 
@@ -106,8 +154,8 @@ class Match(SQLModel, table=True):
     #: The bot versions by seat, as scheduled.
     lineup: list[int] = Field(sa_column=Column(JSON, nullable=False))
     recorded: bool = Field(default=False, index=True)
-    #: normal, forfeit or platform-error (arena.match.run.MatchStatus), once recorded.
-    status: str | None = None
+    #: How it ended (arena.status.MatchStatus), once recorded.
+    status: MatchStatus | None = Field(default=None, sa_type=MatchStatusColumn)
     #: Why a void match was voided; may quote a bot (any text: arena.store.text).
     error: str | None = Field(default=None, sa_type=BotString)
     seconds: float | None = None
@@ -134,8 +182,8 @@ class MatchSeat(SQLModel, table=True):
     bot_version_id: int = Field(foreign_key="botversion.id", index=True)
     score: float | None = None
     rank: int | None = None
-    #: ok, crash, timeout, invalid, illegal or suspended (arena.match.run.SeatStatus).
-    status: str
+    #: How the seat's game ended (arena.status.SeatStatus).
+    status: SeatStatus = Field(sa_type=SeatStatusColumn, nullable=False)
     #: The bot's own text, any of it (arena.store.text): a forfeit's detail may quote
     #: the bot's invalid line.
     detail: str = Field(default="", sa_type=BotString)
@@ -166,9 +214,9 @@ class Rating(SQLModel, table=True):
 
     It also keeps the leaderboard's running counters of that version's recorded seats
     at that game and rules version, updated in the transaction that records a match
-    (`Store.record`), so that the leaderboard reads these rows alone: a seat is a game
-    unless its match was void (platform-error) or it has no score; a game ranked 1 is a
-    win; every seat not `ok` is a forfeit, void match or not. A row is made with a
+    (`Store.record`), so that the leaderboard reads these rows alone, as
+    arena.store.counting counts: a seat is a game unless its match was void or it has
+    no score, a game ranked 1 a win, a seat not `ok` a forfeit. A row is made with a
     version's first rated seat, its counters then counted from the seats recorded so far.
     """
 
@@ -191,7 +239,7 @@ class Rating(SQLModel, table=True):
     games: int = 0
     wins: int = 0
     score_sum: float = 0.0
-    #: Of the wins, those whose first place was shared with a rival (`store.shared_first`).
+    #: Of the wins, those whose first place was shared with a rival (`counting.shared_first`).
     shared_wins: int = 0
     #: Seats not `ok` (crash, timeout, ..., suspended).
     forfeits: int = 0

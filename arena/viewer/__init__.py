@@ -268,10 +268,7 @@ def stored_replay(store: Store, match: str) -> dict[str, Any]:
     `match` is the match's database id (`17`) or its label (`t3-m17`: tournament 3,
     match 17 of its schedule, as replays and logs name it).
     """
-    from sqlmodel import select
-
     from arena.match import replay as replays
-    from arena.store.models import Match
 
     label = re.fullmatch(r"(?:t(\d+)-m)?(\d+)", match.strip().lower())
     if label is None:
@@ -279,18 +276,11 @@ def stored_replay(store: Store, match: str) -> dict[str, Any]:
     numbers = [int(part) for part in label.groups() if part is not None]
     if max(numbers) >= 2**63:  # no database holds it (and SQLite could not even look)
         raise ReplayError(f"no match {match} in the database")
-    with store.read() as session:
-        if len(numbers) == 1:
-            found = session.get(Match, numbers[0])
-        else:
-            tournament, number = numbers
-            query = select(Match).where(Match.tournament_id == tournament, Match.number == number)
-            found = session.exec(query).first()
-        if found is None:
-            raise ReplayError(f"no match {match} in the database")
-        match_id, recorded, status = found.id or 0, found.recorded, found.status
-    text = store.replay(match_id)
+    found = store.match(numbers[0]) if len(numbers) == 1 else store.match_at(*numbers)
+    if found is None:
+        raise ReplayError(f"no match {match} in the database")
+    text = store.replay(found.id or 0)
     if text is None:
-        why = f"status {status}" if recorded else "it is not played yet"
+        why = f"status {found.status}" if found.recorded else "it is not played yet"
         raise ReplayError(f"match {match} has no stored replay ({why})")
     return replays.parse(text.encode(), f"match {match}")

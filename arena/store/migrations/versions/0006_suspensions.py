@@ -9,17 +9,17 @@ Create Date: 2026-12-12
   forfeit completed the streak. Before, nothing recorded a suspension: the runner
   found it again on resume, and `arena bot show` worked it out once more.
 - Filled here for the tournaments recorded before, by the rule the runner applied
-  (arena/tournament/runner.py `_Suspensions`, `_replay_suspensions`, as of this
-  revision): per tournament, a version's seats are counted in schedule order, a
-  seat not `ok` adds one to its forfeits in a row, an `ok` one clears them; once
-  they reach the tournament's `suspend_after` (default 5; below 1: never, as in
-  `arena match` runs) the version is suspended by that match. A void match
-  (`platform-error`) counts for nobody, unless the store voided it because its
-  result could not be stored (the run had counted it); nor does a match skipped for
-  a suspension (a seat `suspended`).
+  (arena/tournament/suspensions.py; runner.py `_Suspensions` before): per
+  tournament, a version's seats are counted in schedule order, a seat not `ok` adds
+  one to its forfeits in a row, an `ok` one clears them; once they reach the
+  tournament's `suspend_after` (default 5; below 1: never, as in `arena match` runs)
+  the version is suspended by that match. A void match (`platform-error`) counts for
+  nobody, unless the store voided it because its result could not be stored (the run
+  had counted it); nor does a match skipped for a suspension (a seat `suspended`).
 
-The words are those of this revision's day (a migration must not change when the
-status vocabulary does). A table already there is left alone: a database whose
+Statuses are compared as arena.status members: their words are what databases hold,
+which no release may change without a migration of its own. A table already there is
+left alone: a database whose
 revision was set back by hand (as tests do to replay an older upgrade) upgrades again
 without an error or a second copy of its rows.
 """
@@ -32,6 +32,8 @@ from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
+
+from arena.status import MatchStatus, SeatStatus
 
 revision = "0006"
 down_revision = "0005"
@@ -97,7 +99,7 @@ def _candidates(bind: sa.Connection) -> Iterator[tuple[int, int]]:
     forfeits = (
         sa.select(_match.c.tournament_id, _seat.c.bot_version_id, sa.func.count())
         .select_from(_seat.join(_match, _match.c.id == _seat.c.match_id))
-        .where(_seat.c.status != "ok", _match.c.tournament_id.is_not(None))
+        .where(_seat.c.status != SeatStatus.OK.value, _match.c.tournament_id.is_not(None))
         .group_by(_match.c.tournament_id, _seat.c.bot_version_id)
     )
     for tid, _version, count in bind.execute(forfeits):
@@ -115,11 +117,13 @@ def _suspended(bind: sa.Connection, tournament_id: int, limit: int) -> list[tupl
     gone: set[int] = set()
     for (match_id, match_status, error), rows in _recorded(bind, tournament_id):
         seats = [(int(version), status) for *_match, version, status in rows]
-        void = match_status == "platform-error" and not (error or "").startswith(_UNSTORABLE)
-        if void or any(status == "suspended" for _version, status in seats):
+        stored_void = (error or "").startswith(_UNSTORABLE)  # the run had counted it
+        if (match_status == MatchStatus.PLATFORM_ERROR and not stored_void) or any(
+            status == SeatStatus.SUSPENDED for _version, status in seats
+        ):
             continue
         for version, status in seats:
-            streak[version] = streak.get(version, 0) + 1 if status != "ok" else 0
+            streak[version] = streak.get(version, 0) + 1 if status != SeatStatus.OK else 0
             if streak[version] >= limit and version not in gone:
                 gone.add(version)
                 found.append((match_id, version))
