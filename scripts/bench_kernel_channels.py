@@ -217,13 +217,13 @@ def first_touch(bits: str) -> None:
 
 def startup(count: int) -> None:
     """Median start-up of a sandbox with issue 30's measures on and off, interleaved."""
-    real = bwrap.ProcFiles.args, seccomp._add_machine_wide
+    real = bwrap.ProcFiles.args, seccomp.add_machine_wide
     seconds: dict[bool, list[float]] = {True: [], False: []}
     try:
         for _ in range(count):
             for on in (True, False):
                 bwrap.ProcFiles.args = real[0] if on else (lambda _self, _limits: [])  # type: ignore[method-assign,assignment]
-                seccomp._add_machine_wide = real[1] if on else (lambda sc, rules: None)
+                seccomp.add_machine_wide = real[1] if on else (lambda sc, rules: None)
                 seccomp.program.cache_clear()
                 seccomp.program()
                 begin = time.perf_counter()
@@ -232,7 +232,7 @@ def startup(count: int) -> None:
                 box.kill()
                 seconds[on].append(time.perf_counter() - begin)
     finally:
-        bwrap.ProcFiles.args, seccomp._add_machine_wide = real  # type: ignore[method-assign]
+        bwrap.ProcFiles.args, seccomp.add_machine_wide = real  # type: ignore[method-assign]
         seccomp.program.cache_clear()
     without, with_ = (1000 * statistics.median(seconds[flag]) for flag in (False, True))
     print(
@@ -269,7 +269,7 @@ def main() -> None:
     global WITHOUT
     WITHOUT = args.without_measures
     if WITHOUT:
-        seccomp._add_machine_wide = lambda sc, rules: None
+        seccomp.add_machine_wide = lambda sc, rules: None
         bwrap.ProcFiles.args = lambda _self, _limits: []  # type: ignore[method-assign,assignment]
     if args.bits < 8 or args.slot_ms <= 0:
         raise SystemExit("error: --bits must be at least 8 and --slot-ms positive")

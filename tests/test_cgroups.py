@@ -216,12 +216,12 @@ def test_bot_cgroup_files_per_version(
 
 
 def test_v2_hierarchy_is_found_where_the_controller_is_delegated(tmp_path: Path) -> None:
-    mount = cgroup._Mount("cgroup2", "/", tmp_path, frozenset())
+    mount = cgroup.Mount("cgroup2", "/", tmp_path, frozenset())
     own = tmp_path / "arena.service"
     own.mkdir()
     (own / "cgroup.subtree_control").write_text("cpu memory\n")
-    assert cgroup._locate("cpu", [mount], {"": "/arena.service"}) == (own, 2)
-    missing = cgroup._locate("pids", [mount], {"": "/arena.service"})
+    assert cgroup.locate("cpu", [mount], {"": "/arena.service"}) == (own, 2)
+    missing = cgroup.locate("pids", [mount], {"": "/arena.service"})
     assert missing == f"cgroup v2: pids is not delegated to arena ({own}/cgroup.subtree_control)"
 
 

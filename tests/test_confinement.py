@@ -169,7 +169,7 @@ def test_the_bot_sees_no_host_path_and_only_descriptors_0_1_2(tmp_path: Path) ->
 @needs_bwrap
 def test_staged_copies_live_on_a_tmpfs_of_their_own() -> None:
     base = launcher.staging().base.parent
-    if bwrap._mount_type("/dev/shm") == "tmpfs":
+    if bwrap.mount_type("/dev/shm") == "tmpfs":
         assert base.parent == Path("/dev/shm")
     else:
         assert base == uids.runtime_dir()

@@ -320,7 +320,7 @@ def staging_base(fallback: Path) -> Path:
     On a tmpfs of its own, a copy's bind mount shows in the bot's mountinfo only
     as a path inside that tmpfs, which says nothing about the host's layout.
     """
-    if _mount_type("/dev/shm") != "tmpfs":
+    if mount_type("/dev/shm") != "tmpfs":
         return fallback
     base = Path("/dev/shm") / f"arena-{os.geteuid()}"
     with contextlib.suppress(FileExistsError):
@@ -332,7 +332,7 @@ def staging_base(fallback: Path) -> Path:
     return base
 
 
-def _mount_type(point: str) -> str | None:
+def mount_type(point: str) -> str | None:
     """The file-system type mounted exactly at `point`, from /proc/self/mountinfo."""
     with contextlib.suppress(OSError):
         for line in Path("/proc/self/mountinfo").read_text().splitlines():

@@ -58,21 +58,23 @@ class Controller:
 
 
 @dataclass(frozen=True)
-class _Mount:
+class Mount:
+    """A cgroup hierarchy mounted here (a line of /proc/self/mountinfo)."""
+
     fstype: str
     root: str
     point: Path
     options: frozenset[str]
 
 
-def _mounts() -> list[_Mount]:
+def _mounts() -> list[Mount]:
     found = []
     for line in Path("/proc/self/mountinfo").read_text().splitlines():
         parts = line.split()
         sep = parts.index("-")
         if parts[sep + 1] in ("cgroup", "cgroup2"):
             options = frozenset(parts[sep + 3].split(","))
-            found.append(_Mount(parts[sep + 1], parts[3], Path(parts[4]), options))
+            found.append(Mount(parts[sep + 1], parts[3], Path(parts[4]), options))
     return found
 
 
@@ -86,14 +88,14 @@ def _own_cgroups() -> dict[str, str]:
     return own
 
 
-def _inside(mount: _Mount, path: str) -> Path:
+def _inside(mount: Mount, path: str) -> Path:
     """The directory of cgroup `path` under a mount whose root may be a sub-cgroup."""
     root = mount.root.rstrip("/")
     relative = path[len(root) :] if root and path.startswith(root) else path
     return mount.point / relative.lstrip("/")
 
 
-def _locate(name: str, mounts: list[_Mount], own: dict[str, str]) -> tuple[Path, int] | str:
+def locate(name: str, mounts: list[Mount], own: dict[str, str]) -> tuple[Path, int] | str:
     """arena's own cgroup for controller `name` and its version, or why there is none."""
     for mount in mounts:
         if mount.fstype == "cgroup" and name in mount.options and name in own:
@@ -141,12 +143,12 @@ def _wanted() -> tuple[set[str], str]:
 
 
 def _find(
-    name: str, mounts: list[_Mount], own: dict[str, str], wanted: tuple[set[str], str]
+    name: str, mounts: list[Mount], own: dict[str, str], wanted: tuple[set[str], str]
 ) -> Controller:
     names, why_unwanted = wanted
     if name not in names:
         return Controller(name, None, 0, why_unwanted)
-    located = _locate(name, mounts, own)
+    located = locate(name, mounts, own)
     if isinstance(located, str):
         return Controller(name, None, 0, located)
     path, version = located

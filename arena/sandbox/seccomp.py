@@ -170,7 +170,7 @@ def program(build: bool = False) -> bytes:
     for name in ("preadv2", "pwritev2"):
         flag = sc.Arg(5, sc.MASKED_EQ, RWF_NOWAIT, RWF_NOWAIT)
         rules.add_rule(sc.ERRNO(errno.EOPNOTSUPP), name, flag)
-    _add_machine_wide(sc, rules)
+    add_machine_wide(sc, rules)
     fd = os.memfd_create("arena-seccomp")
     try:
         with os.fdopen(os.dup(fd), "wb") as sink:
@@ -180,8 +180,12 @@ def program(build: bool = False) -> bytes:
         os.close(fd)
 
 
-def _add_machine_wide(sc: Any, rules: Any) -> None:
-    """The rules that keep machine-wide state (AIO, page cache, disks, sockets) out of reach."""
+def add_machine_wide(sc: Any, rules: Any) -> None:
+    """The rules that keep machine-wide state (AIO, page cache, disks, sockets) out of reach.
+
+    Separate so that scripts/bench_kernel_channels.py can leave them out, to measure
+    what they close.
+    """
     for name in ABSENT_CALLS:
         rules.add_rule(sc.ERRNO(errno.ENOSYS), name)
     for name in IGNORED_CALLS:
