@@ -39,6 +39,7 @@ import os
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -202,8 +203,12 @@ def spread(values: list[float], unit: str = "", digits: int = 1) -> str:
     return f"{fmt.format(middle)} ({fmt.format(low)}..{fmt.format(high)}){unit}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked (a bad value exits 2 in one line); `conditions` are the
+    --only ones, or all."""
+    parser = argparse.ArgumentParser(
+        prog=Path(__file__).name, description=(__doc__ or "").splitlines()[0]
+    )
     parser.add_argument("--decisions", type=int, default=10_000, help="polite decisions per run")
     parser.add_argument(
         "--own", type=int, default=500, help="of which in worker A (the starver's match)"
@@ -213,12 +218,18 @@ def main() -> None:
     parser.add_argument(
         "--only", action="append", help="a condition to run (repeatable; default: all)"
     )
-    args = parser.parse_args()
-    conditions = args.only or list(CONDITIONS)
-    if unknown := set(conditions) - set(CONDITIONS):
+    args = parser.parse_args(argv)
+    args.conditions = args.only or list(CONDITIONS)
+    if unknown := set(args.conditions) - set(CONDITIONS):
         parser.error(f"unknown condition(s): {', '.join(sorted(unknown))}")
     if args.decisions < 1 or args.rounds < 1 or args.deadline <= 0:
         parser.error("--decisions and --rounds must be at least 1, --deadline above 0")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    conditions = args.conditions
     found = protections()
     print(
         f"{os.cpu_count()} cores; bots {'in bubblewrap' if found.bwrap else 'NOT sandboxed'}; "

@@ -38,6 +38,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from arena.sandbox import bwrap, detection, seccomp
@@ -255,8 +256,9 @@ def evict() -> None:
     print(f"evict       {path}: {before} pages cached before a sandbox's DONTNEED, {after} after")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: a bad value or an unknown channel exits 2 in one line."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.split("\n\n")[0])
     parser.add_argument("--bits", type=int, default=200)
     parser.add_argument("--slot-ms", type=float, default=20.0)
     parser.add_argument("--channel", default="sysinfo,cpu,firsttouch,evict")
@@ -265,14 +267,21 @@ def main() -> None:
         action="store_true",
         help="switch issue 30's seccomp rules and /proc masks off (the 'before' figures)",
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.bits < 8 or args.slot_ms <= 0:
+        parser.error("--bits must be at least 8 and --slot-ms positive")
+    if unknown := set(args.channel.split(",")) - {*SENDERS, "firsttouch", "evict", "startup"}:
+        parser.error(f"unknown channel {', '.join(sorted(unknown))}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     global WITHOUT
     WITHOUT = args.without_measures
     if WITHOUT:
         seccomp.add_machine_wide = lambda sc, rules: None
         bwrap.ProcFiles.args = lambda _self, _limits: []  # type: ignore[method-assign,assignment]
-    if args.bits < 8 or args.slot_ms <= 0:
-        raise SystemExit("error: --bits must be at least 8 and --slot-ms positive")
     if os.geteuid() != 0:
         raise SystemExit("error: run as root: the page-cache checks read the host's mincore")
     if detection.protections().bwrap is None:
@@ -286,10 +295,7 @@ def main() -> None:
 
 
 def measure(wanted: list[str], count: int, slot: float) -> None:
-    """Each wanted channel with `count` random bits."""
-    unknown = set(wanted) - {*SENDERS, "firsttouch", "evict", "startup"}
-    if unknown:
-        raise SystemExit(f"error: unknown channel {', '.join(sorted(unknown))}")
+    """Each wanted channel (a known one: parse_args checks) with `count` random bits."""
     print(f"issue 30 measures: {'off' if WITHOUT else 'on'}", file=sys.stderr)
     bits = "".join(random.choice("01") for _ in range(count))
     for name in wanted:
