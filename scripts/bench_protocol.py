@@ -12,7 +12,7 @@ Subjects (each a fresh process per round, warmed up with --warmup untimed trips)
   scheduling group apart from arena's, as a bot's CPU cgroup does; on one core each
   switch between the groups costs the scheduler more. Not a goal's baseline: it shows
   that part of the sandbox's cost alone.
-- C echo sandboxed: the same echo started the way arena starts a bot (arena.sandbox.launch:
+- C echo sandboxed: the same echo started the way arena starts a bot (arena.sandbox.start.launch:
   bubblewrap, its own session, the bot's own cgroup, seccomp), driven the same way. Not
   a goal's baseline: the ratio to it shows arena's protocol work apart from what the
   sandbox costs every bot.
@@ -72,7 +72,9 @@ sys.path.insert(0, str(ROOT))
 from arena import protocol  # noqa: E402
 from arena.games import all_games  # noqa: E402
 from arena.players.process import BotProcess  # noqa: E402
-from arena.sandbox import Limits, Sandboxed, launch  # noqa: E402
+from arena.sandbox.handle import Sandboxed  # noqa: E402
+from arena.sandbox.limits import Limits  # noqa: E402
+from arena.sandbox.start import launch  # noqa: E402
 from arena.submissions.manifest import find_bot, prepare  # noqa: E402
 
 C_ECHO = r"""
@@ -205,7 +207,7 @@ def start_echo(argv: list[str], line: bytes, new_session: bool = False) -> Runni
 
 
 def start_sandboxed_echo(folder: Path, line: bytes) -> Running:
-    """The C echo started the way arena starts a bot (`arena.sandbox.launch`: bubblewrap,
+    """The C echo started the way arena starts a bot (`arena.sandbox.start.launch`: bubblewrap,
     the bot's cgroup, seccomp), driven over its pipes like the plain echo."""
     sandboxed: Sandboxed = launch(["./echo"], folder, Limits())
     return _echo_trips(sandboxed.process, line, sandboxed.kill)

@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 
 from arena import protocol  # noqa: E402
 from arena.players.process import BotProcess  # noqa: E402
-from arena.sandbox import protections  # noqa: E402
 from arena.sandbox.bwrap import toolchain  # noqa: E402
+from arena.sandbox.detection import protections  # noqa: E402
 from arena.submissions.manifest import find_bot, prepare  # noqa: E402
 
 

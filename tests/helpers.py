@@ -17,7 +17,7 @@ from typing import Any
 
 from arena.match.run import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
-from arena.sandbox import protections
+from arena.sandbox.detection import protections
 from arena.store import Store
 from arena.submissions.manifest import load_manifest, prepare, resolve_command
 from arena.submissions.submit import snapshot

@@ -18,7 +18,7 @@ from arena.players import process
 from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess, BotProtocolError
 from arena.results import reports
-from arena.sandbox import Limits
+from arena.sandbox.limits import Limits
 from arena.status import MatchStatus, SeatStatus
 from arena.store import Store
 from arena.submissions import check

@@ -24,7 +24,7 @@ import arena.submissions.manifest as manifest_module
 from arena.cli import app
 from arena.players.pool import BotPool
 from arena.players.process import BotProcess
-from arena.sandbox import Limits
+from arena.sandbox.limits import Limits
 from arena.store import Store, default_url
 from arena.submissions import check
 from arena.submissions import submit as registry

@@ -18,15 +18,18 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import arena.sandbox as sandbox
 from arena import protocol
 from arena.cli import app
 from arena.match.run import run_match
 from arena.players import process as bot_process
 from arena.players.pool import BotPool
 from arena.players.process import BotCrashed, BotProcess, BotProtocolError, BotTimeout
-from arena.sandbox import MIB, Limits, Protections, SandboxError, uids
-from arena.sandbox.limits import from_settings
+from arena.sandbox import bwrap, cgroup, detection, spawn, uids
+from arena.sandbox.detection import Protections
+from arena.sandbox.handle import Sandboxed
+from arena.sandbox.limits import MIB, Limits, from_settings
+from arena.sandbox.start import launch
+from arena.sandbox.uids import SandboxError
 from arena.status import MatchStatus, SeatStatus
 from arena.store import Store
 from arena.tournament import runner
@@ -40,7 +43,7 @@ needs_bwrap = pytest.mark.skipif(not sandboxed(), reason="bubblewrap is not avai
 
 def run_in_sandbox(script: str, limits: Limits | None = None) -> tuple[int, str, str]:
     """Run a shell script as a bot in tests/bots/polite; its exit code, stdout, stderr."""
-    box = sandbox.launch(["/bin/sh", "-c", script], TEST_BOTS / "polite", limits or Limits())
+    box = launch(["/bin/sh", "-c", script], TEST_BOTS / "polite", limits or Limits())
     try:
         out, err = box.process.communicate(timeout=20)
     finally:
@@ -102,7 +105,7 @@ def test_sandbox_shows_only_the_system_its_folder_and_private_tmp() -> None:
 @pytest.mark.skipif(os.geteuid() != 0, reason="arena runs as an ordinary user here")
 def test_as_root_each_bot_runs_as_its_own_unprivileged_uid() -> None:
     low, high = uids.uid_range()
-    first = sandbox.launch(["/bin/sleep", "30"], TEST_BOTS / "polite", Limits())
+    first = launch(["/bin/sleep", "30"], TEST_BOTS / "polite", Limits())
     try:
         code, out, err = run_in_sandbox(
             "id -u; grep -E '^(NoNewPrivs|CapEff)' /proc/self/status | tr -s '\\t' ' ';"
@@ -124,10 +127,10 @@ def test_the_bot_starts_inside_its_limits_and_uid(
 ) -> None:
     """What the bot's own process sees of itself: every rlimit and (as root) its uid with
     no other group (its cgroups: tests/test_cgroups.py). The process is started held and
-    set up from outside (`arena.sandbox._spawn`), or, without setpriv, set up between fork
+    set up from outside (`arena.sandbox.spawn`), or, without setpriv, set up between fork
     and exec."""
     if not setpriv:
-        monkeypatch.setattr(sandbox, "_setpriv", lambda: None)
+        monkeypatch.setattr(spawn, "_setpriv", lambda: None)
     limits = Limits(cpu_seconds=37, processes=61, open_files=83, file_size_bytes=7 * MIB)
     code, out, err = run_in_sandbox("cat /proc/self/limits; echo ---; id -u; id -G", limits)
     assert code == 0, err
@@ -149,15 +152,15 @@ def test_the_bot_starts_inside_its_limits_and_uid(
 def test_a_sandbox_that_cannot_start_is_a_platform_error_not_a_forfeit(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    real = sandbox.bw.command_line
+    real = bwrap.command_line
 
     def broken(*args: object, **kwargs: object) -> list[str]:
         command = real(*args, **kwargs)  # type: ignore[arg-type]
         return [command[0], "--no-such-option", *command[1:]]
 
-    monkeypatch.setattr(sandbox.bw, "command_line", broken)
+    monkeypatch.setattr(bwrap, "command_line", broken)
     with pytest.raises(SandboxError, match="bubblewrap failed"):
-        sandbox.launch(["/bin/true"], TEST_BOTS / "polite", Limits())
+        launch(["/bin/true"], TEST_BOTS / "polite", Limits())
     polite = bot_ref_for("polite")
     result = run_match(spec(polite, polite))
     assert result.status is MatchStatus.PLATFORM_ERROR
@@ -189,7 +192,7 @@ def test_a_bot_started_from_a_short_lived_thread_outlives_it() -> None:
 def test_required_sandbox_missing_is_a_platform_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ARENA_SANDBOX", "bwrap")
     missing = Protections(None, "bwrap is not installed", False, "", False, "")
-    monkeypatch.setattr(sandbox, "protections", lambda: missing)
+    monkeypatch.setattr(detection, "protections", lambda: missing)
     polite = bot_ref_for("polite")
     result = run_match(spec(polite, polite))
     assert result.status is MatchStatus.PLATFORM_ERROR
@@ -200,8 +203,8 @@ def test_without_bubblewrap_bots_still_run_and_arena_warns_once(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     missing = Protections(None, "bwrap is not installed", False, "", False, "")
-    monkeypatch.setattr(sandbox, "protections", lambda: missing)
-    monkeypatch.setattr(sandbox, "_WARNED", False)
+    monkeypatch.setattr(detection, "protections", lambda: missing)
+    monkeypatch.setattr(detection, "_WARNED", False)
     polite = bot_ref_for("polite")
     with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
         for seed in (1, 2):
@@ -256,7 +259,7 @@ def test_bot_processes_are_reused_across_matches(monkeypatch: pytest.MonkeyPatch
     launched: list[object] = []
     real = bot_process.launch
 
-    def counting(*args: object) -> sandbox.Sandboxed:
+    def counting(*args: object) -> Sandboxed:
         launched.append(args)
         return real(*args)  # type: ignore[arg-type]
 
@@ -317,7 +320,7 @@ def test_a_fresh_process_that_cannot_start_leaves_no_seat_counted(
     """Started ahead or in place, a process that cannot start is BotCrashed, as without
     spares, and is not counted as in use (the pool would start ever more spares)."""
 
-    def cannot(*args: object, **kwargs: object) -> sandbox.Sandboxed:
+    def cannot(*args: object, **kwargs: object) -> Sandboxed:
         raise FileNotFoundError(2, "No such file or directory")
 
     monkeypatch.setattr(bot_process, "launch", cannot)
@@ -348,7 +351,7 @@ def test_a_process_that_used_half_its_cpu_time_is_not_reused(
     launched: list[object] = []
     real = bot_process.launch
 
-    def counting(*args: object) -> sandbox.Sandboxed:
+    def counting(*args: object) -> Sandboxed:
         launched.append(args)
         return real(*args)  # type: ignore[arg-type]
 
@@ -427,7 +430,7 @@ def hostile_tournament_leaves_nothing_behind(
     tid = runner.create(store, tmp_path, config)
     before_files = sorted(p for p in (tmp_path / "bots").rglob("*"))
     before = descendants()
-    root, _reason = sandbox.cgroup.find_root()
+    root, _reason = cgroup.find_root()
     stale = _leftovers(uids.runtime_dir(), "stage-*")
     stale += _leftovers(root.path, "arena-*") if root is not None else []
     # Processes of this run (its workers): other tests may run alongside (pytest -n), and

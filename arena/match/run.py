@@ -25,13 +25,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena import controls, protocol, sandbox
+from arena import controls, protocol
 from arena.games import Decision, Game, Outcome, load_game
 from arena.match import seeds
 from arena.players.pool import BotPool
 from arena.players.process import BotError, BotProcess
-from arena.sandbox import Limits
 from arena.sandbox.bwrap import VerifiedRead
+from arena.sandbox.limits import Limits
+from arena.sandbox.spawn import expect_version
+from arena.sandbox.uids import SandboxError
 from arena.status import MatchStatus, SeatStatus
 
 if TYPE_CHECKING:
@@ -180,7 +182,7 @@ def _checked_reading(folder: Path, sha256: str) -> VerifiedRead:
         try:
             return verified_files(folder, sha256)
         except BotFolderError as error:
-            raise sandbox.SandboxError(str(error)) from None
+            raise SandboxError(str(error)) from None
 
     return read
 
@@ -200,7 +202,7 @@ def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None
         decision_timeout_ms=int(spec.decision_timeout * 1000),
     )
     if ref.sha256 is not None:  # a stored version runs only as the bytes it was checked with
-        sandbox.expect_version(Path(ref.folder), _checked_reading(Path(ref.folder), ref.sha256))
+        expect_version(Path(ref.folder), _checked_reading(Path(ref.folder), ref.sha256))
     try:
         seat.bot = pool.acquire(
             ref.name, ref.argv, Path(ref.folder), spec.limits, deal=spec.keys.deal

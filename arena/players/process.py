@@ -24,7 +24,10 @@ from typing import Any
 import orjson
 
 from arena import protocol
-from arena.sandbox import Limits, Sandboxed, SandboxError, launch
+from arena.sandbox.handle import Sandboxed
+from arena.sandbox.limits import Limits
+from arena.sandbox.start import launch
+from arena.sandbox.uids import SandboxError
 
 LOG = logging.getLogger("arena.bot")
 
