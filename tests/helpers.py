@@ -20,7 +20,7 @@ from arena.players.pool import BotPool
 from arena.sandbox.detection import protections
 from arena.store import Store
 from arena.submissions.manifest import load_manifest, prepare, resolve_command
-from arena.submissions.submit import snapshot
+from arena.submissions.snapshot import snapshot
 
 TEST_BOTS = Path(__file__).parent / "bots"
 

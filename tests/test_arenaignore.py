@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from arena.submissions import botfiles
-from arena.submissions import submit as registry
 from arena.submissions.botfiles import BotFolderError
 from arena.submissions.manifest import BUNDLED_BOTS, load_manifest, source_files
+from arena.submissions.snapshot import snapshot
 
 BOT_TOML = 'name = "ignoring"\ncommand = ["python3", "bot.py"]\n'
 
@@ -43,27 +43,27 @@ def local_build(folder: Path, stamp: bytes) -> None:
 
 
 def test_what_arenaignore_names_is_not_part_of_the_bot(tmp_path: Path) -> None:
-    clean = registry.snapshot(make_bot(tmp_path / "clean"))
+    clean = snapshot(make_bot(tmp_path / "clean"))
     built = make_bot(tmp_path / "built")
     local_build(built, b"first build ")
-    first = registry.snapshot(built)  # before the fix: refused (more than 64 MiB in all)
+    first = snapshot(built)  # before the fix: refused (more than 64 MiB in all)
     assert first.sha256 == clean.sha256
     assert sorted(first.files) == [(".arenaignore",), ("bot.py",), ("bot.toml",)]
     shutil.rmtree(built / "target")
     local_build(built, b"a rebuild ")  # no change to the code: no new version
-    assert registry.snapshot(built).sha256 == clean.sha256
+    assert snapshot(built).sha256 == clean.sha256
 
 
 def test_a_changed_ignore_file_is_a_new_version(tmp_path: Path) -> None:
     folder = make_bot(tmp_path / "bot")
-    before = registry.snapshot(folder).sha256
+    before = snapshot(folder).sha256
     (folder / ".arenaignore").write_text("target/\n")
-    assert registry.snapshot(folder).sha256 != before  # it decides what the bot is
+    assert snapshot(folder).sha256 != before  # it decides what the bot is
 
 
 def test_bot_toml_and_the_ignore_file_are_never_ignored(tmp_path: Path) -> None:
     folder = make_bot(tmp_path / "bot", ignore="*\n")
-    assert sorted(registry.snapshot(folder).files) == [(".arenaignore",), ("bot.toml",)]
+    assert sorted(snapshot(folder).files) == [(".arenaignore",), ("bot.toml",)]
 
 
 def test_negation_and_anchors_follow_gitignore(tmp_path: Path) -> None:
@@ -71,7 +71,7 @@ def test_negation_and_anchors_follow_gitignore(tmp_path: Path) -> None:
     for name in ("data/a.txt", "sub/data/b.txt", "x.bin", "keep.bin"):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(name)
-    kept = {"/".join(p) for p in registry.snapshot(folder).files}
+    kept = {"/".join(p) for p in snapshot(folder).files}
     assert kept == {".arenaignore", "bot.toml", "bot.py", "sub/data/b.txt", "keep.bin"}
 
 
@@ -80,7 +80,7 @@ def test_gitignore_is_not_read(tmp_path: Path) -> None:
     folder = make_bot(tmp_path / "bot", ignore=None)
     (folder / ".gitignore").write_text("table.bin\n")
     (folder / "table.bin").write_bytes(b"weights")
-    assert ("table.bin",) in registry.snapshot(folder).files
+    assert ("table.bin",) in snapshot(folder).files
 
 
 def test_a_stored_version_keeps_its_ignored_build_output(tmp_path: Path) -> None:
@@ -93,7 +93,7 @@ def test_a_stored_version_keeps_its_ignored_build_output(tmp_path: Path) -> None
     assert ("target", "bot") in everything
     sources = source_files(load_manifest(folder), dict(everything))
     assert ("target", "bot") not in sources
-    assert registry.snapshot(folder).sha256 == registry.snapshot(make_bot(tmp_path / "c")).sha256
+    assert snapshot(folder).sha256 == snapshot(make_bot(tmp_path / "c")).sha256
 
 
 @pytest.mark.parametrize(
@@ -108,7 +108,7 @@ def test_a_bad_ignore_file_is_a_one_line_error(tmp_path: Path, content: bytes, s
     folder = make_bot(tmp_path / "bot", ignore=None)
     (folder / ".arenaignore").write_bytes(content)
     with pytest.raises(BotFolderError) as error:
-        registry.snapshot(folder)
+        snapshot(folder)
     assert says in str(error.value) and ".arenaignore" in str(error.value)
     assert "\n" not in str(error.value)
 
@@ -119,7 +119,7 @@ def test_an_ignore_file_that_is_a_link_is_refused(tmp_path: Path) -> None:
     folder = make_bot(tmp_path / "bot", ignore=None)
     os.symlink(outside, folder / ".arenaignore")
     with pytest.raises(BotFolderError, match="not a regular file"):
-        registry.snapshot(folder)
+        snapshot(folder)
 
 
 @pytest.mark.skipif(shutil.which("cargo") is None, reason="cargo is not installed here")
@@ -127,9 +127,9 @@ def test_a_local_cargo_build_makes_no_new_version_of_the_rust_kit(tmp_path: Path
     kit = BUNDLED_BOTS / "starters" / "rust"
     folder = tmp_path / "rust"
     shutil.copytree(kit, folder, ignore=shutil.ignore_patterns("target"))
-    before = registry.snapshot(folder).sha256
+    before = snapshot(folder).sha256
     env = {**os.environ, "CARGO_HOME": str(tmp_path / "cargo-home")}
     command = ["cargo", "build", "--release", "--offline"]
     subprocess.run(command, cwd=folder, env=env, check=True, capture_output=True)
     assert (folder / "target" / "release" / "bot").is_file()
-    assert registry.snapshot(folder).sha256 == before
+    assert snapshot(folder).sha256 == before

@@ -29,6 +29,7 @@ from arena.store import Store, default_url
 from arena.submissions import check
 from arena.submissions import submit as registry
 from arena.submissions.manifest import KEYS, build_stamp, load_manifest, prepare
+from arena.submissions.snapshot import snapshot
 from arena.tournament import runner as truns
 from arena.tournament.config import TournamentConfig
 from tests.helpers import TEST_BOTS
@@ -61,13 +62,13 @@ def test_a_java_bot_is_built_checked_and_not_built_again(
 ) -> None:
     folder = tmp_path / "bots" / "java"
     shutil.copytree(JAVA, folder)
-    sha = registry.snapshot(folder).sha256
+    sha = snapshot(folder).sha256
     plan = check.Plan(counts="ends", variants=False)
     report = check.check_built(load_manifest(folder), plan, seed=7)
     assert report.passed, check.details(report)
     assert report.build_seconds is not None and (folder / "Bot.class").is_file()
     assert json.loads(build_stamp(folder).read_text())["outputs"] == [["Bot.class"]]
-    assert registry.snapshot(folder).sha256 == sha  # what the build made is not the bot's code
+    assert snapshot(folder).sha256 == sha  # what the build made is not the bot's code
     (game,) = report.games
     # two deals at 2 and at 4 players, each in every seat rotation
     assert (game.game, game.player_counts, game.matches) == ("take-that", [2, 4], 12)
@@ -123,12 +124,12 @@ def test_what_a_build_adds_is_not_read_as_the_bots_code(
     make = ["sh", "-c", "mkdir out && head -c 17000000 /dev/zero > out/model.bin"]
     with (folder / "bot.toml").open("a") as toml:
         toml.write(f"build = {json.dumps(make)}\n")
-    sha = registry.snapshot(folder).sha256
+    sha = snapshot(folder).sha256
     prepare(load_manifest(folder))
     assert (folder / "out" / "model.bin").stat().st_size == 17_000_000
     monkeypatch.setattr(manifest_module, "run_build", fail_build)
     prepare(load_manifest(folder))
-    assert registry.snapshot(folder).sha256 == sha
+    assert snapshot(folder).sha256 == sha
 
 
 # ----- item 1: arena bot check ------------------------------------------------------

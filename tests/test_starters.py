@@ -33,6 +33,7 @@ from arena.status import MatchStatus, SeatStatus
 from arena.store import Store, default_url
 from arena.submissions import submit as registry
 from arena.submissions.manifest import BUNDLED_BOTS, find_bot, prepare
+from arena.submissions.snapshot import snapshot
 
 STARTERS = BUNDLED_BOTS / "starters"
 KITS = ("python", "javascript", "c", "java", "rust", "go")
@@ -97,7 +98,7 @@ def submitted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Bo
             # Registered as `arena bot submit` stores it, minus the submission's check
             # matches (the seeded matches below are stricter; CI runs `arena bot check`
             # on every kit). bot_ref builds the stored copy in the sandbox first.
-            read = registry.snapshot(folder)
+            read = snapshot(folder)
             manifest = read.manifest
             version = store.add_bot_version(
                 manifest.name, read.sha256, str(folder), manifest.command, manifest.games

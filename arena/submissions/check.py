@@ -1,6 +1,6 @@
 """`arena bot check`: a compliance run of a bot folder, like an engine check in fastchess.
 
-The folder is read as a submission reads it (`arena.submissions.submit.snapshot`), copied,
+The folder is read as a submission reads it (`arena.submissions.snapshot`), copied,
 built by its own build step in its sandbox, and played as a tournament plays it:
 ordinary matches (default timeouts and limits, opaque keyed match ids and seeds)
 against bundled `random` bots, in every game it declares, at every player count
@@ -59,6 +59,7 @@ from arena.status import MatchStatus, SeatStatus
 from arena.submissions import botfiles
 from arena.submissions.botfiles import BotFolderError
 from arena.submissions.manifest import Manifest, find_bot, prepare
+from arena.submissions.snapshot import snapshot
 
 #: The bundled bot in the other seats.
 OPPONENT = "random"
@@ -415,7 +416,6 @@ def check_built(
 @contextmanager
 def _copy(folder: Path) -> Iterator[Manifest]:
     """The bot's files (as a submission reads them) in a scratch folder, removed afterwards."""
-    from arena.submissions.submit import snapshot  # the registry imports this module
 
     read = snapshot(folder)
     scratch = Path(tempfile.mkdtemp(prefix="arena-check-"))

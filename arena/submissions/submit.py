@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from sqlalchemy.exc import IntegrityError
@@ -31,47 +31,15 @@ from arena.submissions.botfiles import BotFile
 from arena.submissions.manifest import (
     BotFolderError,
     Manifest,
-    build_outputs,
     build_stamp,
     bundled_names,
-    files_digest,
     find_bot,
     is_bundled,
     load_manifest,
-    parse_manifest,
     prepare,
-    source_files,
     starter_names,
 )
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """A bot folder as read once: its manifest and the files that make its identity."""
-
-    manifest: Manifest
-    files: dict[tuple[str, ...], BotFile]
-
-    @property
-    def sha256(self) -> str:
-        """sha256 over the relative paths and contents of the bot's files."""
-        return files_digest(self.files)
-
-
-def snapshot(folder: str | Path) -> Snapshot:
-    """Read a bot folder once (`arena.submissions.botfiles`); BotFolderError for anything unsafe.
-
-    The manifest is parsed from the same bytes that are stored; what its build
-    step made and what its .arenaignore names are left out, unread
-    (`arena.submissions.manifest.source_files`).
-    """
-    folder = Path(folder).resolve()
-    files = botfiles.read_folder(folder, skip=build_outputs(folder), honour_ignore=True)
-    toml = files.get(("bot.toml",))
-    if toml is None:
-        raise BotFolderError(f"{folder} has no bot.toml manifest")
-    manifest = parse_manifest(folder, toml.data)
-    return Snapshot(manifest, source_files(manifest, files))
+from arena.submissions.snapshot import snapshot
 
 
 def _files(manifest: Manifest) -> list[Path]:
