@@ -27,6 +27,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "tests" / "bots"
@@ -96,7 +97,9 @@ def shape_costs(root: Path) -> dict[str, float]:
         data = (unit + b'{"type":"decision","id":1,"decision":0}\n') * 16
         chunks = iter([data[i : i + 65536] for i in range(0, len(data), 65536)])
         bot = BotProcess("shape", ["true"], root)
-        bot._read_some = lambda _deadline, b=bot, c=chunks: b._buffer.extend(next(c))  # type: ignore[method-assign,misc]
+        # the pipes are the bot's transport (a tree before that split: the bot itself)
+        pipes: Any = getattr(bot, "transport", bot)
+        pipes._read_some = lambda _deadline, p=pipes, c=chunks: p._buffer.extend(next(c))
         cpu = time.process_time()
         for _ in range(16):
             assert bot.receive(time.monotonic() + 600)["type"] == "decision"

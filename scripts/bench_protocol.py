@@ -17,7 +17,7 @@ Subjects (each a fresh process per round, warmed up with --warmup untimed trips)
   a goal's baseline: the ratio to it shows arena's protocol work apart from what the
   sandbox costs every bot.
 - arena + first-legal (C): BotProcess.decide against bots/first-legal in its sandbox,
-  then protocol.find_legal on the answer: exactly the runner's per-decision protocol
+  then messages.find_legal on the answer: exactly the runner's per-decision protocol
   work (match._ask) after the referee has built the request dict. The C bot answers
   legal[0] at once.
 - Python json echo: the interpreter the sandboxed Python bots run (read from
@@ -38,7 +38,7 @@ its line is printed), sent with a new id each trip. Timed per trip, for an echo:
 just before the write of the pre-encoded line to just after its echo is read; for arena:
 from just before BotProcess.decide is handed the request dict (it encodes it, writes
 it, waits, reads, parses the answer and checks its type and id) to just after
-protocol.find_legal has found the answer in legal. Subjects run interleaved: every
+messages.find_legal has found the answer in legal. Subjects run interleaved: every
 round runs each subject once, the order rotated by one each round. Per round and
 subject: the median trip and the mean (wall time of all trips / n), and the CPU time
 per trip of the arena thread (CLOCK_THREAD_CPUTIME_ID) and of the bot's (or echo's)
@@ -69,9 +69,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena import protocol  # noqa: E402
 from arena.games import all_games  # noqa: E402
 from arena.players.process import BotProcess  # noqa: E402
+from arena.protocol import messages  # noqa: E402
 from arena.sandbox.handle import Sandboxed  # noqa: E402
 from arena.sandbox.limits import Limits  # noqa: E402
 from arena.sandbox.start import launch  # noqa: E402
@@ -123,7 +123,7 @@ def sample_request() -> dict[str, object]:
         seat = game.to_move()[0]
         game.apply(seat, rng.choice(game.legal(seat)))
     seat = game.to_move()[0]
-    return protocol.decide_message(1, game.observe(seat), game.legal(seat), 1000)
+    return messages.decide_message(1, game.observe(seat), game.legal(seat), 1000)
 
 
 # ----- processes, affinity and CPU time from /proc ------------------------------------
@@ -243,7 +243,7 @@ def started(bot_name: str) -> BotProcess:
     manifest = find_bot(bot_name)
     bot = BotProcess(bot_name, prepare(manifest), manifest.folder)
     bot.spawn()
-    start = protocol.start_message(
+    start = messages.start_message(
         match="bench",
         game="take-that",
         game_version=1,
@@ -262,17 +262,17 @@ def start_arena(bot_name: str, request: dict[str, object]) -> Running:
     bot = started(bot_name)
     legal = request["legal"]
     assert isinstance(legal, list)
-    decide, find_legal, monotonic = bot.decide, protocol.find_legal, time.monotonic
-    messages: dict[int, dict[str, object]] = {}
+    decide, find_legal, monotonic = bot.decide, messages.find_legal, time.monotonic
+    requests: dict[int, dict[str, object]] = {}
 
     def trip(i: int) -> None:
-        message = messages.pop(i)
+        message = requests.pop(i)
         if find_legal(decide(message, monotonic() + 1.0), legal) is None:
             raise AssertionError("illegal answer")
 
     def prepare_ids(first: int, count: int) -> None:  # built before the clock starts
         for i in range(first, first + count):
-            messages[i] = dict(request, id=i)
+            requests[i] = dict(request, id=i)
 
     assert bot.process is not None
     return Running(trip, bot.process.pid, bot.close, prepare_ids)
@@ -352,7 +352,7 @@ def python_of_bots() -> tuple[str, str]:
 
 def bench_round_trips(n: int, rounds: int, warmup: int) -> None:
     request = sample_request()
-    line = protocol.encode(request)
+    line = messages.encode(request)
     cores = sorted(os.sched_getaffinity(0))
     if len(cores) < 2:
         sys.exit("needs two cores (same core / other core)")

@@ -10,7 +10,7 @@ would print (decoded again, so no decision is the referee's own object).
 
 Then it replays those matches through exactly the calls `arena.match.run` makes per
 decision: `to_move`, then per seat asked `legal` and `observe`, matching the bot's
-answer with `protocol.find_legal`, then `apply_joint`, and `is_over`. Timed per
+answer with `messages.find_legal`, then `apply_joint`, and `is_over`. Timed per
 round: all matches of a case, `Game.new` (the deal) included; per decision =
 time / decisions. Cases are interleaved round by round (order rotating), so load from
 other processes hits every case alike. Printed per case: the median CPU microseconds
@@ -39,8 +39,8 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.helpers
 
-from arena import protocol  # noqa: E402
 from arena.games import Game, all_games, load_game  # noqa: E402
+from arena.protocol import messages  # noqa: E402
 from tests.helpers import load_bot_module  # noqa: E402
 
 HEURISTIC = {
@@ -93,7 +93,7 @@ def replay(game_class: type[Game], players: int, matches: list[Recorded]) -> int
             for seat in game.to_move():
                 legal = game.legal(seat)
                 game.observe(seat)
-                found = protocol.find_legal(answers[seat], legal)
+                found = messages.find_legal(answers[seat], legal)
                 assert found is not None, "a recorded decision was not offered again"
                 choices[seat] = found
             game.apply_joint(choices)

@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena import protocol  # noqa: E402
 from arena.players.process import BotProcess  # noqa: E402
+from arena.protocol import messages  # noqa: E402
 from arena.sandbox.bwrap import toolchain  # noqa: E402
 from arena.sandbox.detection import protections  # noqa: E402
 from arena.submissions.manifest import find_bot, prepare  # noqa: E402
@@ -35,7 +35,7 @@ def measure(n: int) -> None:
     # The interpreter the sandbox would run (root's pyenv Python is hidden from a bot's
     # uid, so /usr/bin/python3 runs instead): both modes use the same one, a fair comparison.
     argv, _binds = toolchain(prepare(manifest), manifest.folder, 60000)
-    start = protocol.start_message(
+    start = messages.start_message(
         match="bench",
         game="take-that",
         game_version=1,

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from arena import protocol
 from arena.match.run import run_match
 from arena.players import process
 from arena.players.pool import BotPool
-from arena.players.process import BotError, BotProcess, BotProtocolError
+from arena.players.process import BotProcess
+from arena.protocol import messages
+from arena.protocol.errors import BotError, BotProtocolError
+from arena.protocol.session import Session
+from arena.protocol.transport import FakeTransport
 from arena.results import reports
 from arena.sandbox.limits import Limits
 from arena.status import MatchStatus, SeatStatus
@@ -28,7 +32,7 @@ from tests.helpers import TEST_BOTS, bot_ref_for
 from tests.test_match import spec
 from tests.test_sandbox import start_message
 
-LEGAL: list[protocol.Decision] = [{"card": 1}, {"card": 2}, 3, "x", [1, 2]]
+LEGAL: list[messages.Decision] = [{"card": 1}, {"card": 2}, 3, "x", [1, 2]]
 
 
 def nested(depth: int) -> object:
@@ -40,8 +44,8 @@ def nested(depth: int) -> object:
 
 @pytest.mark.parametrize("depth", [2, 254, 255, 300, 1000])
 def test_a_deeply_nested_answer_is_illegal_never_an_error(depth: int) -> None:
-    assert protocol.find_legal(nested(depth), LEGAL) is None
-    assert "nested" in protocol.describe(nested(depth)) or depth < 255
+    assert messages.find_legal(nested(depth), LEGAL) is None
+    assert "nested" in messages.describe(nested(depth)) or depth < 255
 
 
 @pytest.mark.parametrize(
@@ -58,19 +62,31 @@ def test_a_deeply_nested_answer_is_illegal_never_an_error(depth: int) -> None:
     ],
 )
 def test_a_decision_is_compared_as_json_with_exact_types(answer: object, expected: object) -> None:
-    assert protocol.find_legal(answer, LEGAL) == expected
+    assert messages.find_legal(answer, LEGAL) == expected
 
 
 @pytest.mark.parametrize("request_id", [True, 1.0, "1", None, [1]])
 def test_an_id_must_be_the_integer_of_the_request(request_id: object) -> None:
-    with pytest.raises(protocol.ProtocolError, match="answer to request"):
-        protocol.decision_from({"type": "decision", "id": request_id, "decision": 3}, 1)
+    with pytest.raises(messages.ProtocolError, match="answer to request"):
+        messages.decision_from({"type": "decision", "id": request_id, "decision": 3}, 1)
 
 
 def test_the_error_text_of_a_deep_id_is_bounded() -> None:
-    with pytest.raises(protocol.ProtocolError) as caught:
-        protocol.decision_from({"type": "decision", "id": nested(900), "decision": 3}, 1)
+    with pytest.raises(messages.ProtocolError) as caught:
+        messages.decision_from({"type": "decision", "id": nested(900), "decision": 3}, 1)
     assert len(str(caught.value)) < 200
+
+
+#: The request every scripted bot below is asked.
+REQUEST = messages.decide_message(1, {}, [1, 2], 2000)
+
+
+def session_answering(lines: list[str]) -> Session[FakeTransport]:
+    """A scripted bot in memory that answers `ready`, then prints `lines` to the first request."""
+    fake = FakeTransport()
+    fake.expect(start_message(), '{"type": "ready"}')
+    fake.expect(REQUEST, *lines)
+    return Session("scripted", fake)
 
 
 def bot_answering(tmp_path: Path, lines: list[str]) -> BotProcess:
@@ -82,24 +98,30 @@ def bot_answering(tmp_path: Path, lines: list[str]) -> BotProcess:
     return bot
 
 
-def decide_once(bot: BotProcess) -> object:
+def decide_once(bot: Session[Any]) -> object:
     bot.start_match(start_message(), time.monotonic() + 10)
-    request = protocol.decide_message(1, {}, [1, 2], 2000)
-    return bot.decide(request, time.monotonic() + 10)
+    return bot.decide(REQUEST, time.monotonic() + 10)
 
 
-@pytest.mark.parametrize(
-    "line",
-    [
-        '{"type": "decision", "id": true, "decision": 1}',
-        '{"type": "decision", "id": 1.0, "decision": 1}',
-        '{"type": "decision", "id": "1", "decision": 1}',
-        '{"type": "decision", "id": 1, "decision": ' + "[" * 1100 + "]" * 1100 + "}",
-        '{"type": "decision", "id": 1, "decision": 1e400}',
-        '{"type": "decision", "id": 1, "decision": "\\ud800"}',
-        '{"type": ' + "[" * 300 + "]" * 300 + ', "id": 1}',
-    ],
-)
+#: Answers that are no decision message for request 1, whatever their depth or numbers.
+MALFORMED = [
+    '{"type": "decision", "id": true, "decision": 1}',
+    '{"type": "decision", "id": 1.0, "decision": 1}',
+    '{"type": "decision", "id": "1", "decision": 1}',
+    '{"type": "decision", "id": 1, "decision": ' + "[" * 1100 + "]" * 1100 + "}",
+    '{"type": "decision", "id": 1, "decision": 1e400}',
+    '{"type": "decision", "id": 1, "decision": "\\ud800"}',
+    '{"type": ' + "[" * 300 + "]" * 300 + ', "id": 1}',
+]
+
+
+@pytest.mark.parametrize("line", MALFORMED)
+def test_a_malformed_answer_is_invalid(line: str) -> None:
+    with pytest.raises(BotProtocolError):
+        decide_once(session_answering([line]))
+
+
+@pytest.mark.parametrize("line", [MALFORMED[0], MALFORMED[3]])
 def test_a_malformed_answer_from_a_real_process_is_invalid(tmp_path: Path, line: str) -> None:
     bot = bot_answering(tmp_path, [line])
     try:
@@ -109,13 +131,10 @@ def test_a_malformed_answer_from_a_real_process_is_invalid(tmp_path: Path, line:
         bot.close(grace=0)
 
 
-def test_duplicate_keys_keep_the_last_value(tmp_path: Path) -> None:
+def test_duplicate_keys_keep_the_last_value() -> None:
     """Documented in PROTOCOL.md: as in most JSON parsers, the last duplicate key wins."""
-    bot = bot_answering(tmp_path, ['{"type": "decision", "id": 1, "decision": 1, "decision": 2}'])
-    try:
-        assert decide_once(bot) == 2
-    finally:
-        bot.close(grace=0)
+    bot = session_answering(['{"type": "decision", "id": 1, "decision": 1, "decision": 2}'])
+    assert decide_once(bot) == 2
 
 
 def test_a_deep_answer_in_a_match_forfeits_the_seat_as_illegal() -> None:
@@ -213,7 +232,7 @@ def outcome_of(tmp_path: Path, script: str, quick: bool, monkeypatch: pytest.Mon
             answer: object = decide_once(bot)
         except BotError as error:
             answer = f"{type(error).__name__}: {error}"
-        return f"{answer!r} after {bot.last_line!r}, {len(bot._buffer)} bytes left"
+        return f"{answer!r} after {bot.last_line!r}, {len(bot.transport._buffer)} bytes left"
     finally:
         bot.close(grace=0)
         monkeypatch.undo()
@@ -223,8 +242,8 @@ def outcome_of(tmp_path: Path, script: str, quick: bool, monkeypatch: pytest.Mon
 def test_the_quick_reading_path_gives_what_the_general_one_does(
     tmp_path: Path, arrival: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`BotProcess.decide` first tries one read of one whole line; anything else falls
-    back to `receive` with nothing lost or counted twice."""
+    """`ProcessTransport.read_answer` first tries one read of one whole line; anything
+    else falls back to `read_line` with nothing lost or counted twice."""
     script = ARRIVALS[arrival]
     quick = outcome_of(tmp_path, script, True, monkeypatch)
     general = outcome_of(tmp_path, script, False, monkeypatch)

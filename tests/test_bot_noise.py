@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 from arena.players import process as bot_process
-from arena.players.process import BotProcess, BotProtocolError
+from arena.players.process import BotProcess, ProcessTransport
+from arena.protocol import session
+from arena.protocol.errors import BotProtocolError
 from tests.helpers import TEST_BOTS, bot_ref_for
 from tests.test_sandbox import start_message
 
@@ -54,28 +56,26 @@ def test_lines_before_ready_are_capped() -> None:
         spent_ms = (time.process_time() - cpu) * 1000
     finally:
         bot.close(grace=0)
-    assert spent_ms < 1000, (
-        f"{spent_ms:.0f} ms of arena CPU for {bot_process.MAX_LINES_BEFORE_READY}"
-    )
+    assert spent_ms < 1000, f"{spent_ms:.0f} ms of arena CPU for {session.MAX_LINES_BEFORE_READY}"
 
 
 def test_blank_lines_are_skipped_and_the_rest_kept_as_it_was(tmp_path: Path) -> None:
     """Runs of blank lines (bytes.strip's whitespace) go at once; other lines are kept
     whole, leading whitespace included, and a blank run cut by a read waits for more."""
-    bot = BotProcess("noise", ["true"], tmp_path)
-    bot._buffer = bytearray(b"\n \n\t\r\n\x0b\x0c\n  x \n\n\n{}\n   ")
+    pipes = ProcessTransport(["true"], tmp_path)
+    pipes._buffer = bytearray(b"\n \n\t\r\n\x0b\x0c\n  x \n\n\n{}\n   ")
     deadline = time.monotonic() + 1
-    assert bot._next_line(deadline) == b"  x "
-    assert bot._next_line(deadline) == b"{}"
-    assert bot._buffer == b"   "  # no newline yet: could still be a line's start
+    assert pipes.read_line(deadline) == b"  x "
+    assert pipes.read_line(deadline) == b"{}"
+    assert pipes._buffer == b"   "  # no newline yet: could still be a line's start
 
 
 def test_blank_lines_in_a_row_count_as_one_line(tmp_path: Path) -> None:
     """Over MAX_LINE_BYTES of blank lines before one answer is a protocol violation,
     however fast arena reads them (so endless_stdout's verdict does not race its deadline)."""
-    bot = BotProcess("noise", ["true"], tmp_path)
-    bot._buffer = bytearray(b" \n" * (bot_process.MAX_LINE_BYTES // 2) + b"\n{}\n")
+    pipes = ProcessTransport(["true"], tmp_path)
+    pipes._buffer = bytearray(b" \n" * (bot_process.MAX_LINE_BYTES // 2) + b"\n{}\n")
     with pytest.raises(BotProtocolError, match="bytes of blank lines in a row"):
-        bot._next_line(time.monotonic() + 1)
-    bot._buffer = bytearray(b" \n" * (bot_process.MAX_LINE_BYTES // 4) + b"{}\n")
-    assert bot._next_line(time.monotonic() + 1) == b"{}"
+        pipes.read_line(time.monotonic() + 1)
+    pipes._buffer = bytearray(b" \n" * (bot_process.MAX_LINE_BYTES // 4) + b"{}\n")
+    assert pipes.read_line(time.monotonic() + 1) == b"{}"

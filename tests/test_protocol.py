@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from arena import protocol
 from arena.match.run import MatchSpec, run_match
 from arena.players.pool import BotPool
+from arena.protocol import messages
 from arena.status import MatchStatus
 from tests.helpers import bot_ref_for, run_and_capture
 
@@ -150,9 +150,9 @@ def test_one_bot_process_plays_several_matches_in_a_row() -> None:
 )
 def test_a_decision_is_accepted_only_as_an_exact_copy(answer: Any, accepted: bool) -> None:
     legal = [{"action": "play", "card": 34}, {"action": "take"}]
-    found = protocol.find_legal(answer, legal)
+    found = messages.find_legal(answer, legal)
     assert (found is legal[0]) if accepted else found is None
 
 
 def test_true_is_not_one() -> None:
-    assert protocol.find_legal({"pro": True}, [{"pro": 1}]) is None
+    assert messages.find_legal({"pro": True}, [{"pro": 1}]) is None

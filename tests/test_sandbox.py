@@ -18,12 +18,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from arena import protocol
 from arena.cli import app
 from arena.match.run import run_match
 from arena.players import process as bot_process
 from arena.players.pool import BotPool
-from arena.players.process import BotCrashed, BotProcess, BotProtocolError, BotTimeout
+from arena.players.process import BotProcess
+from arena.protocol import messages
+from arena.protocol.errors import BotCrashed, BotProtocolError, BotTimeout
 from arena.sandbox import bwrap, cgroup, detection, spawn, uids
 from arena.sandbox.detection import Protections
 from arena.sandbox.handle import Sandboxed
@@ -52,7 +53,7 @@ def run_in_sandbox(script: str, limits: Limits | None = None) -> tuple[int, str,
 
 
 def start_message() -> dict[str, object]:
-    return protocol.start_message(
+    return messages.start_message(
         match="m",
         game="take-that",
         game_version=1,

@@ -1,17 +1,21 @@
-"""A bot subprocess behind one small class: spawn, bounded I/O with deadlines, shutdown.
+"""A bot subprocess: the process transport, and the bot process that speaks protocol v1 over it.
 
-The referee never blocks on a bot: every read and write waits in `poll` with
-the time left before the deadline, stdout is read in large chunks with
-`os.read` (one system call per chunk, not per byte), lines are capped, and
-stderr is drained into a bounded tail whenever the bot is being waited on.
-Every line is logged both ways at debug level ("name << line", "name >> line").
+`ProcessTransport` moves a bot's bytes, and never lets the referee block on a bot:
+every read and write waits in `poll` with the time left before the deadline, stdout
+is read in large chunks with `os.read` (one system call per chunk, not per byte),
+lines and the output per match are capped, and stderr is drained into a bounded tail
+whenever the bot is being waited on. It knows nothing of what a line means.
+
+`BotProcess` is what the pool hands out and the match runner plays: a protocol session
+(arena.protocol.session.Session: start/ready, decide/decision, end, quit, and the
+"name << line" / "name >> line" debug log) over a ProcessTransport, with the process's
+life cycle (spawn, close) and what the pool keeps of it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import logging
 import os
 import re
 import select
@@ -21,23 +25,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from arena import protocol
+from arena.protocol.errors import BotCrashed, BotError, BotProtocolError, BotTimeout
+from arena.protocol.messages import text_of
+from arena.protocol.session import Session
 from arena.sandbox.handle import Sandboxed
 from arena.sandbox.limits import Limits
 from arena.sandbox.start import launch
 from arena.sandbox.uids import SandboxError
 
-LOG = logging.getLogger("arena.bot")
-
 #: Longest line a bot may send (bytes); longer is a protocol violation.
 MAX_LINE_BYTES = 1024 * 1024
 #: Most a bot may write to stdout during one match.
 MAX_STDOUT_BYTES_PER_MATCH = 64 * 1024 * 1024
-#: Most lines a bot may write before `ready` in one match, blank lines aside: each costs
-#: arena a parse, so their number is bounded, not only their bytes.
-MAX_LINES_BEFORE_READY = 10_000
 #: How much of an over-long line is kept to show (`last_line`).
 MAX_SHOWN_BYTES = 4096
 #: How much of a bot's stderr is kept (the last part).
@@ -46,11 +45,8 @@ STDERR_TAIL_BYTES = 8 * 1024
 #: that closes its stdout gives no end-of-file, so its process is watched too.
 _WATCH_S = 0.25
 _READ_CHUNK = 65536
-#: `decide` reads the answer before any poll (tests turn it off to compare with `receive`).
+#: `read_answer` reads before any poll (tests turn it off to compare with `read_line`).
 _READ_FIRST = True
-_dumps = orjson.dumps
-_loads = orjson.loads
-_NEWLINE = orjson.OPT_APPEND_NEWLINE
 _POLL_IN = select.POLLIN | select.POLLPRI
 _POLL_END = select.POLLHUP | select.POLLERR | select.POLLNVAL
 #: A run of blank lines (whitespace as bytes.strip sees it) up to its last newline: one
@@ -59,47 +55,12 @@ _POLL_END = select.POLLHUP | select.POLLERR | select.POLLNVAL
 _BLANK_LINES = re.compile(rb"[ \t\n\r\x0b\x0c]*\n")
 
 
-class BotError(Exception):
-    """A bot broke the protocol contract; the seat is forfeited with `reason`."""
+class ProcessTransport:
+    """A bot subprocess's pipes (arena.protocol.transport.Transport): started in its
+    sandbox, read and written without ever blocking past a deadline."""
 
-    reason = "crash"
-
-
-class BotCrashed(BotError):
-    """The bot exited, closed its output, or could not be started."""
-
-    reason = "crash"
-
-
-class BotTimeout(BotError):
-    """The bot did not answer (or read its input) before the deadline."""
-
-    reason = "timeout"
-
-
-class BotProtocolError(BotError):
-    """The bot sent something that is not a valid answer (bad JSON, wrong type, too long)."""
-
-    reason = "invalid"
-
-
-def _parse(line: bytes) -> dict[str, Any] | None:
-    """The message on a line, or None when it is not a JSON object with a string type."""
-    try:
-        message = _loads(line)
-    except ValueError:
-        return None
-    if type(message) is dict and type(message.get("type")) is str:
-        return message
-    return None
-
-
-class BotProcess:
-    """One running bot: speaks protocol v1 over pipes, may play several matches in a row."""
-
-    def __init__(self, name: str, argv: Sequence[str], folder: Path, limits: Limits | None = None):
+    def __init__(self, argv: Sequence[str], folder: Path, limits: Limits | None = None):
         """Remember how to start the bot; `spawn` starts it."""
-        self.name = name
         self.argv = list(argv)
         self.folder = folder
         self.limits = limits or Limits()
@@ -108,19 +69,13 @@ class BotProcess:
         self._buffer = bytearray()
         self._stderr = bytearray()
         self._stdout_bytes = 0
-        #: The keyed deal seeds of the matches this process was given (arena.players.pool).
-        self.deals: set[int] = set()
         #: Matches this process was given (a `start` sent or about to be).
         self.matches_started = 0
         self._poller = select.poll()
-        self._debug = LOG.isEnabledFor(logging.DEBUG)
-        #: The last message arena wrote to the bot and the last line it read from it,
-        #: as bytes: what `arena bot check` shows for a forfeit.
-        self.last_sent = b""
+        #: The last line read from the bot, as bytes (`Transport.last_line`).
         self.last_line = b""
-        #: When the process was started, and seconds from then to its first `ready`.
+        #: When the process was started.
         self.spawned_at = 0.0
-        self.startup_seconds: float | None = None
 
     # ----- life cycle ----------------------------------------------------
     def spawn(self) -> None:
@@ -144,7 +99,7 @@ class BotProcess:
         for fd in (self._in, self._out, self._err):
             os.set_blocking(fd, False)
         # FileIO.read answers None where os.read would raise BlockingIOError: a miss
-        # costs no exception on the hot path (`_first_chunk`)
+        # costs no exception on the hot path (`read_answer`)
         self._out_raw = io.FileIO(self._out, closefd=False)
         self._poller.register(self._out, _POLL_IN)
         # what a poll gives when stdout alone is ready (`_first_chunk`)
@@ -156,21 +111,11 @@ class BotProcess:
         """True while the process runs."""
         return self.process is not None and self.process.poll() is None
 
-    def close(self, grace: float = 0.2) -> None:
-        """Ask the bot to quit, then kill it and everything it started. Idempotent.
-
-        With `grace` 0 the bot is killed at once (after a forfeit its state is unknown).
-        The wait for a polite exit is on a pidfd (`Sandboxed.wait`), so it ends the
-        moment the bot has gone, and the kill spawns no process.
-        """
+    def close(self) -> None:
+        """Kill the bot and everything it started, and close its pipes. Idempotent."""
         process = self.process
         if process is None:
             return
-        if grace > 0 and process.poll() is None:
-            with contextlib.suppress(BotError, OSError):
-                self.send(protocol.QUIT, time.monotonic() + grace)
-                if self.sandbox is not None:
-                    self.sandbox.wait(grace)
         with contextlib.suppress(OSError):
             self._drain_stderr()
         if self.sandbox is not None:
@@ -221,40 +166,14 @@ class BotProcess:
         """The last part of what the bot wrote to stderr."""
         with contextlib.suppress(OSError, AttributeError):
             self._drain_stderr()
-        return protocol.text_of(self._stderr)
+        return text_of(self._stderr)
 
-    # ----- the protocol ---------------------------------------------------
-    def start_match(self, message: dict[str, Any], deadline: float) -> None:
-        """Send `start` and wait for `ready` before the start-up deadline.
+    # ----- writing ---------------------------------------------------------
+    def write(self, data: bytes, deadline: float) -> None:
+        """Write `data` whole; a bot that does not read cannot block us past `deadline`.
 
-        Lines before `ready` are skipped, whatever they are: a runtime's banner, or
-        what a reused process wrote after the previous `end` and arena had not yet
-        read. The deadline, the output budget and MAX_LINES_BEFORE_READY bound them.
+        The common case (the whole line written at once) takes one system call.
         """
-        self.new_match()
-        self.send(message, deadline)
-        for _ in range(MAX_LINES_BEFORE_READY + 1):
-            line = self._next_line(deadline)
-            reply = _parse(line)
-            if reply is not None and reply.get("type") == "ready":
-                if self.startup_seconds is None:
-                    self.startup_seconds = time.monotonic() - self.spawned_at
-                return
-            if self._debug:
-                LOG.debug("%s: skipped a line before ready", self.name)
-        raise BotProtocolError(f"wrote more than {MAX_LINES_BEFORE_READY} lines before ready")
-
-    def decide(self, message: dict[str, Any], deadline: float) -> Any:
-        """Send a `decide` request and return the decision the bot answered (unchecked).
-
-        This is the per-decision hot path, so the common case (the whole request
-        written at once, then one read giving exactly one line that is a plain decision
-        for this request) takes the fewest steps; anything else goes to `receive`,
-        which handles it in full, with the bytes already read put back first.
-        """
-        data = self.last_sent = _dumps(message, option=_NEWLINE)
-        if self._debug:
-            LOG.debug("%s << %s", self.name, protocol.text_of(data[:-1]))
         try:
             written = os.write(self._in, data)
         except BlockingIOError:
@@ -263,62 +182,6 @@ class BotProcess:
             raise BotCrashed(self._exit_text("stopped reading its input")) from error
         if written != len(data):
             self._write_all(memoryview(data)[written:], deadline)
-        chunk = b""
-        if not self._buffer and _READ_FIRST:  # see `_first_chunk`
-            try:
-                chunk = self._out_raw.read(_READ_CHUNK) or self._first_chunk(deadline)
-            except OSError:
-                chunk = b""
-        if chunk:
-            self._stdout_bytes += len(chunk)
-            if self._stdout_bytes > MAX_STDOUT_BYTES_PER_MATCH:
-                raise BotProtocolError("wrote more than the output allowed per match")
-            if chunk.find(b"\n") == len(chunk) - 1:  # exactly one whole line
-                try:
-                    reply = _loads(chunk)
-                    if (
-                        reply["type"] == "decision"
-                        and reply["id"] == message["id"]
-                        and type(reply["id"]) is int
-                    ):
-                        self.last_line = chunk[:-1]
-                        if self._debug:
-                            LOG.debug("%s >> %s", self.name, protocol.text_of(self.last_line))
-                        return reply["decision"]
-                except (ValueError, KeyError, TypeError):  # not JSON, or not a plain decision
-                    pass
-            self._buffer += chunk
-        self.last_line = b""
-        try:
-            return protocol.decision_from(self.receive(deadline), message["id"])
-        except protocol.ProtocolError as error:
-            raise BotProtocolError(str(error)) from None
-
-    def _first_chunk(self, deadline: float) -> bytes:
-        """What one read gives once stdout is ready, within `_WATCH_S`; else b"".
-
-        `decide` tries one read before any poll: on one core the bot has usually
-        answered by the time our write returns (the kernel runs the woken reader
-        first), and a round trip then takes two system calls, as a plain blocking echo
-        does. When it has not, this waits for stdout alone to become ready; anything
-        else (stderr, end of file, a longer wait) is left to `receive`.
-        """
-        left = min(deadline - time.monotonic(), _WATCH_S)
-        if left <= 0 or self._poller.poll(int(left * 1000 + 0.999)) != self._ready_out:
-            return b""
-        return self._out_raw.read(_READ_CHUNK) or b""
-
-    def request(self, message: dict[str, Any], deadline: float) -> dict[str, Any]:
-        """Send one message and return the bot's next message, all before `deadline`."""
-        self.send(message, deadline)
-        return self.receive(deadline)
-
-    def send(self, message: dict[str, Any], deadline: float) -> None:
-        """Write one message; a bot that does not read cannot block us past `deadline`."""
-        data = self.last_sent = protocol.encode(message)
-        if self._debug:
-            LOG.debug("%s << %s", self.name, protocol.text_of(data[:-1]))
-        self._write_all(memoryview(data), deadline)
 
     def _write_all(self, view: memoryview, deadline: float) -> None:
         while view:
@@ -340,18 +203,46 @@ class BotProcess:
         poller.poll(max(1, int(left * 1000)))
         self._drain_stderr()
 
-    def receive(self, deadline: float) -> dict[str, Any]:
-        """Return the next message from the bot's stdout, or raise a BotError."""
-        line = self._next_line(deadline)
-        message = _parse(line)
-        if message is not None:
-            return message
-        try:
-            return protocol.decode(line)  # raises with the precise reason
-        except protocol.ProtocolError as error:
-            raise BotProtocolError(str(error)) from None
+    # ----- reading ---------------------------------------------------------
+    def read_answer(self, deadline: float) -> bytes:
+        """The bot's next line as `read_line` gives it, trying one read before any poll.
 
-    def _next_line(self, deadline: float) -> bytes:
+        This is the per-decision hot path, so the common case (one read giving exactly
+        one whole line that is not blank) takes the fewest steps; anything else goes to
+        `read_line`, which handles it in full, with the bytes already read put back first.
+        """
+        chunk = b""
+        if not self._buffer and _READ_FIRST:  # see `_first_chunk`
+            try:
+                chunk = self._out_raw.read(_READ_CHUNK) or self._first_chunk(deadline)
+            except OSError:
+                chunk = b""
+        if chunk:
+            self._stdout_bytes += len(chunk)
+            if self._stdout_bytes > MAX_STDOUT_BYTES_PER_MATCH:
+                raise BotProtocolError("wrote more than the output allowed per match")
+            if chunk.find(b"\n") == len(chunk) - 1 and not chunk.isspace():  # one whole line
+                line = self.last_line = chunk[:-1]
+                return line
+            self._buffer += chunk
+        self.last_line = b""
+        return self.read_line(deadline)
+
+    def _first_chunk(self, deadline: float) -> bytes:
+        """What one read gives once stdout is ready, within `_WATCH_S`; else b"".
+
+        `read_answer` tries one read before any poll: on one core the bot has usually
+        answered by the time our write returns (the kernel runs the woken reader
+        first), and a round trip then takes two system calls, as a plain blocking echo
+        does. When it has not, this waits for stdout alone to become ready; anything
+        else (stderr, end of file, a longer wait) is left to `read_line`.
+        """
+        left = min(deadline - time.monotonic(), _WATCH_S)
+        if left <= 0 or self._poller.poll(int(left * 1000 + 0.999)) != self._ready_out:
+            return b""
+        return self._out_raw.read(_READ_CHUNK) or b""
+
+    def read_line(self, deadline: float) -> bytes:
         """The next line the bot wrote that is not blank (without its newline), read before
         `deadline`.
 
@@ -380,8 +271,6 @@ class BotProcess:
             self.last_line = b""
         line = self.last_line = bytes(buffer[:end])
         del buffer[: end + 1]
-        if self._debug:
-            LOG.debug("%s >> %s", self.name, protocol.text_of(line))
         return line
 
     def _read_some(self, deadline: float) -> None:
@@ -446,3 +335,94 @@ class BotProcess:
         if note:
             return f"{what}: {ended} after a process of it was {note}"
         return f"{what}: {ended}"
+
+
+class BotProcess(Session[ProcessTransport]):
+    """One running bot: protocol v1 over its process's pipes; it may play several
+    matches in a row."""
+
+    def __init__(self, name: str, argv: Sequence[str], folder: Path, limits: Limits | None = None):
+        """Remember how to start the bot; `spawn` starts it."""
+        super().__init__(name, ProcessTransport(argv, folder, limits))
+        #: The keyed deal seeds of the matches this process was given (arena.players.pool).
+        self.deals: set[int] = set()
+        #: Seconds from the process's start to its first `ready`.
+        self.startup_seconds: float | None = None
+
+    # ----- the process (its transport's) -----------------------------------
+    @property
+    def argv(self) -> list[str]:
+        """The command the bot is started with."""
+        return self.transport.argv
+
+    @property
+    def folder(self) -> Path:
+        """The bot's folder, where it runs."""
+        return self.transport.folder
+
+    @property
+    def limits(self) -> Limits:
+        """The sandbox's limits for the process."""
+        return self.transport.limits
+
+    @property
+    def process(self) -> subprocess.Popen[bytes] | None:
+        """The running process (None before `spawn` and after `close`)."""
+        return self.transport.process
+
+    @property
+    def sandbox(self) -> Sandboxed | None:
+        """The process's sandbox (None before `spawn` and after `close`)."""
+        return self.transport.sandbox
+
+    @property
+    def spawned_at(self) -> float:
+        """When the process was started (`time.monotonic`)."""
+        return self.transport.spawned_at
+
+    @property
+    def matches_started(self) -> int:
+        """Matches this process was given (a `start` sent or about to be)."""
+        return self.transport.matches_started
+
+    @property
+    def alive(self) -> bool:
+        """True while the process runs."""
+        return self.transport.alive
+
+    def spawn(self) -> None:
+        """Start the process (`ProcessTransport.spawn`)."""
+        self.transport.spawn()
+
+    def stderr_tail(self) -> str:
+        """The last part of what the bot wrote to stderr."""
+        return self.transport.stderr_tail()
+
+    def cpu_worn_out(self) -> bool:
+        """True when the process has used half of its CPU-time limit."""
+        return self.transport.cpu_worn_out()
+
+    # ----- life cycle ----------------------------------------------------
+    def start_match(self, message: dict[str, Any], deadline: float) -> None:
+        """`Session.start_match`, timing the process's first `ready` (`startup_seconds`)."""
+        super().start_match(message, deadline)
+        if self.startup_seconds is None:
+            self.startup_seconds = time.monotonic() - self.transport.spawned_at
+
+    def close(self, grace: float = 0.2) -> None:
+        """Ask the bot to quit, then kill it and everything it started. Idempotent.
+
+        With `grace` 0 the bot is killed at once (after a forfeit its state is unknown).
+        The wait for a polite exit is on a pidfd (`Sandboxed.wait`), so it ends the
+        moment the bot has gone, and the kill spawns no process.
+        """
+        pipes = self.transport
+        process = pipes.process
+        if process is None:
+            return
+        if grace > 0 and process.poll() is None:
+            with contextlib.suppress(BotError, OSError):
+                self.quit(time.monotonic() + grace)
+                if pipes.sandbox is not None:
+                    pipes.sandbox.wait(grace)
+        pipes.close()

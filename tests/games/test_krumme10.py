@@ -632,13 +632,13 @@ def test_a_team_match_ranks_teams_in_result_replay_and_end_message(
 ) -> None:
     """K7: ABCAB numbered by team (1, 2, 3) everywhere, old seat-counted replays verify."""
     sent: list[list[int]] = []
-    real_end = match_module.protocol.end_message
+    real_end = match_module.messages.end_message
 
     def recording_end(*args: Any) -> dict[str, Any]:
         sent.append(list(args[3]))
         return real_end(*args)
 
-    monkeypatch.setattr(match_module.protocol, "end_message", recording_end)
+    monkeypatch.setattr(match_module.messages, "end_message", recording_end)
     polite = bot_ref_for("polite")
     seats = tuple(dataclasses.replace(polite, name=f"polite-{i}") for i in range(5))
     variant = {"teams": True}

@@ -1,0 +1,110 @@
+"""A protocol session: one bot's side of protocol v1, spoken over a transport.
+
+The session alone knows the protocol: it encodes what arena sends (start, decide, end,
+quit), reads the bot's lines through its transport (arena.protocol.transport) and
+judges them with `messages.decode` and `messages.decision_from`, the one place those
+checks are written. A line that is no valid answer is BotProtocolError; the
+transport's own errors (a crash, a timeout, a line too long) pass through as they are.
+Every line is logged both ways at debug level, exactly as it went over the pipe:
+"name << line" to the bot, "name >> line" from it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Generic, TypeVar
+
+from arena.protocol.errors import BotProtocolError
+from arena.protocol.messages import QUIT, ProtocolError, decision_from, decode, encode, text_of
+from arena.protocol.transport import Transport
+
+LOG = logging.getLogger("arena.bot")
+
+#: Most lines a bot may write before `ready` in one match, blank lines aside: each costs
+#: arena a parse, so their number is bounded, not only their bytes.
+MAX_LINES_BEFORE_READY = 10_000
+
+T = TypeVar("T", bound=Transport)
+
+
+class Session(Generic[T]):
+    """Protocol v1 with one bot over `transport`; it may play several matches in a row."""
+
+    def __init__(self, name: str, transport: T):
+        """Speak to the bot called `name` (in logs) over `transport`."""
+        self.name = name
+        self.transport = transport
+        #: The last message arena wrote to the bot, as bytes: what `arena bot check`
+        #: shows for a forfeit, beside the line the bot answered (`last_line`).
+        self.last_sent = b""
+        self._debug = LOG.isEnabledFor(logging.DEBUG)
+
+    @property
+    def last_line(self) -> bytes:
+        """The last line read from the bot, as bytes (`Transport.last_line`)."""
+        return self.transport.last_line
+
+    def start_match(self, message: dict[str, Any], deadline: float) -> None:
+        """Send `start` and wait for `ready` before the start-up deadline.
+
+        Lines before `ready` are skipped, whatever they are: a runtime's banner, or
+        what a reused process wrote after the previous `end` and arena had not yet
+        read. The deadline, the output budget and MAX_LINES_BEFORE_READY bound them.
+        """
+        self.transport.new_match()
+        self.send(message, deadline)
+        for _ in range(MAX_LINES_BEFORE_READY + 1):
+            line = self._logged(self.transport.read_line(deadline))
+            try:
+                if decode(line)["type"] == "ready":
+                    return
+            except ProtocolError:
+                pass
+            if self._debug:
+                LOG.debug("%s: skipped a line before ready", self.name)
+        raise BotProtocolError(f"wrote more than {MAX_LINES_BEFORE_READY} lines before ready")
+
+    def decide(self, message: dict[str, Any], deadline: float) -> Any:
+        """Send a `decide` request and return the decision the bot answered (not yet
+        checked for legality: `messages.find_legal`).
+
+        This is the per-decision hot path: the transport may read the answer before it
+        waits for one (`Transport.read_answer`).
+        """
+        transport = self.transport
+        data = self.last_sent = encode(message)
+        if self._debug:
+            LOG.debug("%s << %s", self.name, text_of(data[:-1]))
+        transport.write(data, deadline)
+        line = transport.read_answer(deadline)
+        if self._debug:
+            LOG.debug("%s >> %s", self.name, text_of(line))
+        try:
+            return decision_from(decode(line), message["id"])
+        except ProtocolError as error:
+            raise BotProtocolError(str(error)) from None
+
+    def send(self, message: dict[str, Any], deadline: float) -> None:
+        """Write a message that has no answer (`end`, `quit`) before `deadline`."""
+        data = self.last_sent = encode(message)
+        if self._debug:
+            LOG.debug("%s << %s", self.name, text_of(data[:-1]))
+        self.transport.write(data, deadline)
+
+    def quit(self, deadline: float) -> None:
+        """Ask the bot to exit (`quit`)."""
+        self.send(QUIT, deadline)
+
+    def receive(self, deadline: float) -> dict[str, Any]:
+        """The bot's next message, read before `deadline`; BotProtocolError if the line
+        is not one."""
+        line = self._logged(self.transport.read_line(deadline))
+        try:
+            return decode(line)
+        except ProtocolError as error:
+            raise BotProtocolError(str(error)) from None
+
+    def _logged(self, line: bytes) -> bytes:
+        if self._debug:
+            LOG.debug("%s >> %s", self.name, text_of(line))
+        return line
