@@ -288,10 +288,12 @@ def test_fork_churn_is_charged_to_the_churners_cgroup(sandbox_mode: str) -> None
 
 
 def _start_time(pid: int) -> str:
-    """When a process started (/proc/PID/stat's 22nd field), or "" once it is gone: with
-    the pid, it names one process, where the pid alone may already name a newer one."""
+    """When a living process started (/proc/PID/stat's 22nd field), or "" once it is gone
+    or a zombie (dead; a killed churner's children are reaped by whoever inherits them,
+    in their own time): with the pid, it names one process, where the pid alone may
+    already name a newer one."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     except OSError:
         return ""
-    return stat.rpartition(")")[2].split()[19]
+    return "" if fields[0] in ("Z", "X") else fields[19]

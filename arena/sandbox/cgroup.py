@@ -35,6 +35,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import settings
 from arena.sandbox.limits import MIB, Limits
 
 #: The controllers a bot cgroup uses, in the order doctor reports them.
@@ -134,7 +135,7 @@ def _probe(name: str, path: Path, version: int) -> str | None:
 
 def _wanted() -> tuple[set[str], str]:
     """The controllers ARENA_SANDBOX_CGROUP lets arena use, and what to say of the others."""
-    setting = os.environ.get("ARENA_SANDBOX_CGROUP", "auto").strip()
+    setting = settings.read(settings.SANDBOX_CGROUP, "auto").strip()
     if setting == "auto":
         return set(CONTROLLERS), ""
     if setting == "off":

@@ -16,6 +16,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Any
 
+from arena import settings
 from arena.sandbox import cgroup, seccomp, uids
 from arena.sandbox.limits import Limits
 from arena.sandbox.spawn import start_bwrap
@@ -58,7 +59,7 @@ def protections() -> Protections:
     else:
         uid_reason = f"arena runs as uid {os.geteuid()}: bots run as that user"
     group, group_reason = cgroup.status()
-    mode = os.environ.get("ARENA_SANDBOX", "auto")
+    mode = settings.read(settings.SANDBOX, "auto")
     path = shutil.which("bwrap")
     filtered, filter_reason = seccomp.status()
     if mode == "none":

@@ -27,7 +27,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
+from arena import settings
 
 #: A runtime's name: what bot.toml's `runtime` says.
 NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
@@ -73,12 +73,10 @@ class Runtime:
 
 def runtimes_file() -> Path:
     """Where this machine's runtimes are configured (the file need not exist)."""
-    chosen = os.environ.get("ARENA_RUNTIMES")
+    chosen = settings.read(settings.RUNTIMES)
     if chosen:
         return Path(chosen)
-    # arena.store.default_home, without importing the database layer into every worker
-    home = os.environ.get("ARENA_HOME") or platformdirs.user_data_dir("arena")
-    in_home = Path(home) / "runtimes.toml"
+    in_home = settings.home() / "runtimes.toml"
     return in_home if in_home.is_file() else SYSTEM_FILE
 
 

@@ -7,10 +7,10 @@ ARENA_SANDBOX=bwrap) plain with a warning.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from arena import settings
 from arena.sandbox import detection, runtimes, spawn
 from arena.sandbox.handle import Sandboxed
 from arena.sandbox.limits import Limits
@@ -41,7 +41,7 @@ def launch(
     except runtimes.RuntimeProblem as error:
         raise SandboxError(str(error)) from None
     if found.bwrap is None:
-        if os.environ.get("ARENA_SANDBOX") == "bwrap":
+        if settings.read(settings.SANDBOX) == "bwrap":
             raise SandboxError(f"ARENA_SANDBOX=bwrap but {found.bwrap_reason}")
         detection.warn_unconfined(found.bwrap_reason)
         return spawn.start_plain(list(argv), folder, limits, found.cgroup, runtime)

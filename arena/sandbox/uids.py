@@ -23,6 +23,8 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import settings
+
 #: Default range of sandbox uids; override with ARENA_SANDBOX_UIDS="first-last".
 DEFAULT_UIDS = (60000, 60999)
 
@@ -37,7 +39,7 @@ class UidsInUse(SandboxError):
 
 def uid_range() -> tuple[int, int]:
     """The configured range of sandbox uids (inclusive)."""
-    text = os.environ.get("ARENA_SANDBOX_UIDS", "")
+    text = settings.read(settings.SANDBOX_UIDS)
     if not text:
         return DEFAULT_UIDS
     try:
