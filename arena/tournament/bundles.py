@@ -28,7 +28,7 @@ import platformdirs
 
 from arena.match.run import BotRef
 from arena.submissions.manifest import BotFolderError, load_manifest, prepare
-from arena.submissions.submit import _files as bot_files  # exactly the files the sha256 covers
+from arena.submissions.snapshot import snapshot
 from arena.submissions.submit import content_hash
 
 #: Archives this worker process has received, by sha256 (filled by the executor's plugin).
@@ -54,11 +54,13 @@ def pack(folder: str | Path, sha256: str) -> bytes:
         manifest = load_manifest(folder)
     except BotFolderError as error:
         raise BundleError(f"stored bot version {sha256[:12]}: {error}") from None
-    if content_hash(manifest) != sha256:
+    read = snapshot(manifest.folder)  # exactly the files the sha256 covers, read once
+    if read.sha256 != sha256:
         raise BundleError(f"stored bot folder {folder} no longer matches its sha256 {sha256[:12]}")
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        for path in bot_files(manifest):
+        for parts in read.files:
+            path = manifest.folder.joinpath(*parts)
             tar.add(path, arcname=str(path.relative_to(manifest.folder)), recursive=False)
     return buffer.getvalue()
 
