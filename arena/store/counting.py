@@ -63,12 +63,13 @@ def count(rows: Iterable[Sequence[Any]]) -> dict[int, dict[str, Any]]:
     """The counters of stored seats, in any order: rows of (match id, match status,
     version, score, rank, seat status), as `queries.counted_seats` reads them (for
     `Store.seat_statistics`, a tournament's board, a version's first rating row)."""
-    matches: dict[int, list[Sequence[Any]]] = {}
-    for row in rows:
-        matches.setdefault(row[0], []).append(row)
+    matches: dict[int, tuple[MatchStatus | None, list[Seat]]] = {}
+    for match, status, version, score, rank, seat_status in rows:
+        found = matches.get(match)
+        if found is None:
+            found = matches[match] = (status, [])
+        found[1].append((version, score, rank, seat_status))
     totals: dict[int, dict[str, Any]] = {}
-    for rows_of_match in matches.values():
-        status: MatchStatus | None = rows_of_match[0][1]
-        seats: list[Seat] = [(row[2], row[3], row[4], row[5]) for row in rows_of_match]
+    for status, seats in matches.values():
         tally(status is not None and status.void, seats, totals)
     return totals

@@ -43,12 +43,24 @@ class StatusColumn(TypeDecorator[StrEnum]):
     cache_ok = True
     #: The status enum of the column (set by each subclass).
     members: ClassVar[type[StrEnum]]
+    #: Each word (and NULL) -> its member: rows are read by one dict lookup a value,
+    #: not an Enum call (a tournament's board reads tens of thousands).
+    _by_word: ClassVar[dict[str | None, StrEnum | None]]
+
+    def __init_subclass__(cls, **kwargs: Any):
+        super().__init_subclass__(**kwargs)
+        cls._by_word = {None: None, **{member.value: member for member in cls.members}}
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
         return None if value is None else self.members(value).value
 
     def process_result_value(self, value: Any, dialect: Dialect) -> StrEnum | None:
-        return None if value is None else self.members(value)
+        return self._by_word[value]
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Any:
+        """`process_result_value` as the dict's own lookup (KeyError for a word that is
+        not a member)."""
+        return self._by_word.__getitem__
 
 
 class SeatStatusColumn(StatusColumn):

@@ -379,7 +379,8 @@ def statistics(
     seats = counted_seats().where(col(Match.game) == game, col(Match.game_version) == rules)
     if tournament_id is not None:
         seats = seats.where(col(Match.tournament_id) == tournament_id)
-    return counting.count(s.execute(seats))
+    # Core rows, not the ORM's: a board over many seats reads them all
+    return counting.count(s.connection().execute(seats))
 
 
 def last_skills(s: Session, tournament_id: int) -> dict[int, Skill]:
