@@ -242,7 +242,7 @@ def outcome_of(tmp_path: Path, script: str, quick: bool, monkeypatch: pytest.Mon
 def test_the_quick_reading_path_gives_what_the_general_one_does(
     tmp_path: Path, arrival: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`ProcessTransport.read_answer` first tries one read of one whole line; anything
+    """`ProcessTransport.exchange` first tries one read of one whole line; anything
     else falls back to `read_line` with nothing lost or counted twice."""
     script = ARRIVALS[arrival]
     quick = outcome_of(tmp_path, script, True, monkeypatch)

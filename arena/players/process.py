@@ -45,7 +45,7 @@ STDERR_TAIL_BYTES = 8 * 1024
 #: that closes its stdout gives no end-of-file, so its process is watched too.
 _WATCH_S = 0.25
 _READ_CHUNK = 65536
-#: `read_answer` reads before any poll (tests turn it off to compare with `read_line`).
+#: `exchange` reads before any poll (tests turn it off to compare with `read_line`).
 _READ_FIRST = True
 _POLL_IN = select.POLLIN | select.POLLPRI
 _POLL_END = select.POLLHUP | select.POLLERR | select.POLLNVAL
@@ -99,7 +99,7 @@ class ProcessTransport:
         for fd in (self._in, self._out, self._err):
             os.set_blocking(fd, False)
         # FileIO.read answers None where os.read would raise BlockingIOError: a miss
-        # costs no exception on the hot path (`read_answer`)
+        # costs no exception on the hot path (`exchange`)
         self._out_raw = io.FileIO(self._out, closefd=False)
         self._poller.register(self._out, _POLL_IN)
         # what a poll gives when stdout alone is ready (`_first_chunk`)
@@ -170,18 +170,8 @@ class ProcessTransport:
 
     # ----- writing ---------------------------------------------------------
     def write(self, data: bytes, deadline: float) -> None:
-        """Write `data` whole; a bot that does not read cannot block us past `deadline`.
-
-        The common case (the whole line written at once) takes one system call.
-        """
-        try:
-            written = os.write(self._in, data)
-        except BlockingIOError:
-            written = 0
-        except OSError as error:
-            raise BotCrashed(self._exit_text("stopped reading its input")) from error
-        if written != len(data):
-            self._write_all(memoryview(data)[written:], deadline)
+        """Write `data` whole; a bot that does not read cannot block us past `deadline`."""
+        self._write_all(memoryview(data), deadline)
 
     def _write_all(self, view: memoryview, deadline: float) -> None:
         while view:
@@ -204,13 +194,23 @@ class ProcessTransport:
         self._drain_stderr()
 
     # ----- reading ---------------------------------------------------------
-    def read_answer(self, deadline: float) -> bytes:
-        """The bot's next line as `read_line` gives it, trying one read before any poll.
+    def exchange(self, data: bytes, deadline: float) -> bytes:
+        """Write a request whole and return the bot's next line, its answer, as `write`
+        and `read_line` would.
 
-        This is the per-decision hot path, so the common case (one read giving exactly
-        one whole line that is not blank) takes the fewest steps; anything else goes to
-        `read_line`, which handles it in full, with the bytes already read put back first.
+        This is the per-decision hot path, so the common case (the whole request written
+        at once, then one read giving exactly one whole line that is not blank) takes the
+        fewest steps, two system calls; anything else goes to `_write_all` and `read_line`,
+        which handle it in full, with the bytes already read put back first.
         """
+        try:
+            written = os.write(self._in, data)
+        except BlockingIOError:
+            written = 0
+        except OSError as error:
+            raise BotCrashed(self._exit_text("stopped reading its input")) from error
+        if written != len(data):
+            self._write_all(memoryview(data)[written:], deadline)
         chunk = b""
         if not self._buffer and _READ_FIRST:  # see `_first_chunk`
             try:
@@ -231,7 +231,7 @@ class ProcessTransport:
     def _first_chunk(self, deadline: float) -> bytes:
         """What one read gives once stdout is ready, within `_WATCH_S`; else b"".
 
-        `read_answer` tries one read before any poll: on one core the bot has usually
+        `exchange` tries one read before any poll: on one core the bot has usually
         answered by the time our write returns (the kernel runs the woken reader
         first), and a round trip then takes two system calls, as a plain blocking echo
         does. When it has not, this waits for stdout alone to become ready; anything

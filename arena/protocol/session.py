@@ -68,15 +68,13 @@ class Session(Generic[T]):
         """Send a `decide` request and return the decision the bot answered (not yet
         checked for legality: `messages.find_legal`).
 
-        This is the per-decision hot path: the transport may read the answer before it
-        waits for one (`Transport.read_answer`).
+        This is the per-decision hot path: the request is written and its answer read in
+        one call (`Transport.exchange`), which may read before it waits.
         """
-        transport = self.transport
         data = self.last_sent = encode(message)
         if self._debug:
             LOG.debug("%s << %s", self.name, text_of(data[:-1]))
-        transport.write(data, deadline)
-        line = transport.read_answer(deadline)
+        line = self.transport.exchange(data, deadline)
         if self._debug:
             LOG.debug("%s >> %s", self.name, text_of(line))
         try:

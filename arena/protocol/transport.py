@@ -36,9 +36,9 @@ class Transport(Protocol):
     def read_line(self, deadline: float) -> bytes:
         """The bot's next line that is not blank, without its newline, read before `deadline`."""
 
-    def read_answer(self, deadline: float) -> bytes:
-        """As `read_line`, for an answer that may already be there: the hot path of a
-        decision, which may try a read before it waits."""
+    def exchange(self, data: bytes, deadline: float) -> bytes:
+        """`write` a request, then `read_line` its answer: the hot path of a decision, in
+        one call, which may try a read before it waits."""
 
 
 class FakeTransport:
@@ -105,8 +105,9 @@ class FakeTransport:
             raise BotCrashed("closed its output: exited")
         raise BotTimeout("no answer before the deadline")
 
-    def read_answer(self, deadline: float) -> bytes:
-        """The same as `read_line`: in memory an answer is there at once or never."""
+    def exchange(self, data: bytes, deadline: float) -> bytes:
+        """`write`, then `read_line`: in memory an answer is there at once or never."""
+        self.write(data, deadline)
         return self.read_line(deadline)
 
     def assert_done(self) -> None:
