@@ -101,8 +101,13 @@ def show(file: FileArgument = None, match: MatchOption = None) -> None:
     for line in turns:
         out.print(text(line))
     result = data["outcome"]
+    if "void" in result:  # a decision-limit replay: cut off where the referee overran
+        out.print(text(f"  void match ({result['void']}): no scores or ranks, never rated"))
     for seat in data["seats"]:
         i = seat["seat"]
+        if "void" in result:
+            out.print(text(f"  seat {i} ({seat['bot']}): {result['status'][i]}"))
+            continue
         out.print(
             text(
                 f"  seat {i} ({seat['bot']}): score {result['scores'][i]}, "

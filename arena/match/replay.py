@@ -24,8 +24,9 @@ from arena.errors import ReplayError
 from arena.games import Game, GameError, load_game
 from arena.games.base import Decision, Outcome
 from arena.match.run import REPLAY_FORMAT, REPLAY_VERSION, final_ranks
-from arena.protocol import describe, find_legal
+from arena.protocol.messages import describe, find_legal
 from arena.resources import PROTOCOL_DOCS
+from arena.status import SeatStatus
 
 T = TypeVar("T")
 #: The replay versions this arena reads: 1 (before deal seeds were recorded) and 2.
@@ -208,11 +209,19 @@ def _check_deal(replay: dict[str, Any]) -> None:
 
 
 def verify(replay: dict[str, Any]) -> Outcome:
-    """Re-run the replay through the referee; ReplayError unless the outcome matches."""
+    """Re-run the replay through the referee; ReplayError unless the outcome matches.
+
+    A void match's replay (`outcome.void`: decision-limit) has no outcome to match:
+    its decisions and deal are checked as any replay's, then ReplayError says whether
+    the referee does run past the game's `max_decisions` with them.
+    """
     try:
         game = _new_game(replay)
         for _event, state in walk(replay):
             game = state
+        if "void" in replay["outcome"]:
+            _check_deal(replay)
+            raise ReplayError(_void_verdict(replay, game))
         if not _referee(game.is_over):
             raise ReplayError("the replayed game is not over after the last decision")
         outcome = _referee(game.outcome)
@@ -224,7 +233,7 @@ def verify(replay: dict[str, Any]) -> Outcome:
         raise ReplayError(
             f"scores {list(outcome.scores)} differ from recorded {recorded['scores']}"
         )
-    forfeited = [status != "ok" for status in recorded["status"]]
+    forfeited = [status != SeatStatus.OK for status in recorded["status"]]
     ranks = final_ranks(outcome, forfeited, game.spec.higher_score_wins)
     accepted = [ranks]
     if outcome.teams is not None:  # team matches recorded before teams were ranked as teams
@@ -234,6 +243,22 @@ def verify(replay: dict[str, Any]) -> Outcome:
     if list(recorded["ranks"]) not in accepted:
         raise ReplayError(f"ranks {ranks} differ from recorded {recorded['ranks']}")
     return outcome
+
+
+def _void_verdict(replay: dict[str, Any], game: Game) -> str:
+    """What replaying a void match showed: the referee ran past the game's decision limit
+    (a bug of the referee, as recorded), or it did not (the file is not what it says)."""
+    decisions = sum("seat" in event for event in replay["events"])
+    limit, why = game.spec.max_decisions, replay["outcome"]["void"]
+    if decisions > limit:
+        return (
+            f"void match ({why}): {game.spec.id} runs past {limit} decisions with these,"
+            " as recorded (a referee bug); there is no outcome to check"
+        )
+    return (
+        f"the replay says {why}, but has {decisions} decisions, within {game.spec.id}'s"
+        f" max_decisions of {limit}"
+    )
 
 
 def _clip(value: Any, limit: int = 100) -> str:

@@ -8,7 +8,9 @@ Every way a seat's game can end has a name (`SeatStatus`): a bot that crashes,
 times out, answers garbage or an illegal decision is forfeited with that reason,
 a seeded fallback policy plays its remaining decisions so that the other seats
 finish a normal game, and a forfeited seat ranks last. A failure of arena
-itself voids the match (`MatchStatus.PLATFORM_ERROR`) and is never a bot's fault.
+itself voids the match (`MatchStatus.PLATFORM_ERROR`) and is never a bot's fault; so
+does a game that is not over after its `max_decisions`, a referee bug
+(`MatchStatus.DECISION_LIMIT`), whose replay up to there is kept to investigate.
 
 A match runs on keyed seeds (arena.match.seeds.MatchKeys) that the coordinator derived
 from its secret: the public `seed` of a spec never reaches the referee or a bot.
@@ -25,11 +27,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena import controls, protocol
+from arena import controls
 from arena.games import Decision, Game, Outcome, load_game
 from arena.match import seeds
 from arena.players.pool import BotPool
-from arena.players.process import BotError, BotProcess
+from arena.players.process import BotProcess
+from arena.protocol import messages
+from arena.protocol.errors import BotError
 from arena.sandbox.bwrap import VerifiedRead
 from arena.sandbox.limits import Limits
 from arena.sandbox.spawn import expect_version
@@ -191,7 +195,7 @@ def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None
     """Start (or reuse) the seat's process and complete the start/ready handshake."""
     ref = seat.ref
     assert spec.keys is not None  # run_match fills them in
-    message = protocol.start_message(
+    message = messages.start_message(
         match=spec.keys.match,
         game=spec.game,
         game_version=game.spec.version,
@@ -209,7 +213,7 @@ def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None
         )
         seat.bot.start_match(message, time.monotonic() + spec.startup_timeout)
     except BotError as error:
-        seat.forfeit(SeatStatus(error.reason), f"at start: {error}", pool)
+        seat.forfeit(error.status, f"at start: {error}", pool)
 
 
 def _start_seats(spec: MatchSpec, seats: list[_Seat], game: Game, pool: BotPool) -> None:
@@ -251,20 +255,20 @@ def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> tuple[Decis
     if seat.bot is None:
         return seat.fallback.choice(legal), 0.0, "fallback"
     seat.requests += 1
-    message = protocol.decide_message(
+    message = messages.decide_message(
         seat.requests, game.observe(seat.index), legal, int(spec.decision_timeout * 1000)
     )
     began = time.monotonic()
     try:
         answer = seat.bot.decide(message, began + spec.decision_timeout)
     except BotError as error:
-        seat.forfeit(SeatStatus(error.reason), str(error), pool)
+        seat.forfeit(error.status, str(error), pool)
         return seat.fallback.choice(legal), 0.0, "fallback"
     took = time.monotonic() - began
     seat.think += took
-    decision = protocol.find_legal(answer, legal)
+    decision = messages.find_legal(answer, legal)
     if decision is None:
-        shown = protocol.describe(answer)
+        shown = messages.describe(answer)
         seat.forfeit(SeatStatus.ILLEGAL, f"answered {shown}, which was not offered", pool)
         return seat.fallback.choice(legal), took, "fallback"
     seat.decisions += 1
@@ -279,8 +283,21 @@ def _forfeit_event(seat: _Seat) -> dict[str, Any]:
     return {"forfeit": seat.index, "reason": str(seat.status), "detail": detail}
 
 
+class _PastDecisionLimit(Exception):
+    """The game took more decisions than its `max_decisions` (MatchStatus.DECISION_LIMIT)."""
+
+    def __init__(self, game: Game, events: list[dict[str, Any]]):
+        limit = game.spec.max_decisions
+        super().__init__(f"{game.spec.id} ran past {limit} decisions (its max_decisions)")
+        self.events = events
+
+
 def _play(spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool) -> list[dict[str, Any]]:
-    """Drive the game to its end; returns the replay's event list."""
+    """Drive the game to its end; returns the replay's event list.
+
+    Raises _PastDecisionLimit, with the events so far, once more decisions than the
+    game's `max_decisions` are applied.
+    """
     events: list[dict[str, Any]] = []
     chance_seen = 0
     applied = 0
@@ -304,7 +321,8 @@ def _play(spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool) -> lis
         game.apply_joint(choices)
         applied += len(choices)
         if applied > game.spec.max_decisions:
-            raise RuntimeError(f"{game.spec.id} ran past {game.spec.max_decisions} decisions")
+            events.extend(game.chance.log[chance_seen:])
+            raise _PastDecisionLimit(game, events)
 
 
 def _finish(
@@ -318,7 +336,7 @@ def _finish(
     for seat in seats:
         if seat.bot is None:
             continue
-        message = protocol.end_message(
+        message = messages.end_message(
             spec.keys.match, seat.index, list(outcome.scores), ranks, statuses
         )
         healthy = True
@@ -330,6 +348,15 @@ def _finish(
         pool.release(seat.bot, healthy)
         seat.bot = None
     return outcome, ranks
+
+
+def _stop_seats(seats: list[_Seat], pool: BotPool) -> None:
+    """Stop the bots of a void match mid-game (no `end`: there is no result to send)."""
+    for seat in seats:
+        if seat.bot is not None:
+            seat.stderr = seat.bot.stderr_tail()
+            pool.release(seat.bot, healthy=False)
+            seat.bot = None
 
 
 def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
@@ -359,13 +386,24 @@ def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
         events = [_forfeit_event(s) for s in seats if s.status is not SeatStatus.OK]
         events += _play(spec, game, seats, pool)
         outcome, ranks = _finish(spec, game, seats, pool)
+    except _PastDecisionLimit as stop:  # the referee's bug: void, the replay kept
+        LOG.error("match %s: %s: %s", spec.match_id, MatchStatus.DECISION_LIMIT, stop)
+        _stop_seats(seats, pool)
+        result.status, result.error = MatchStatus.DECISION_LIMIT, str(stop)
+        result.seats = [
+            SeatResult(
+                *(s.index, s.ref.name, None, None, s.status, s.detail, s.stderr),
+                decisions=s.decisions,
+                think_seconds=s.think,
+            )
+            for s in seats
+        ]
+        result.replay = make_replay(spec, game, result, events + stop.events)
+        result.seconds = time.monotonic() - began
+        return result
     except Exception as error:  # arena's own failure: void the match, blame no bot
         LOG.error("match %s: platform error\n%s", spec.match_id, traceback.format_exc())
-        for seat in seats:
-            if seat.bot is not None:
-                seat.stderr = seat.bot.stderr_tail()
-                pool.release(seat.bot, healthy=False)
-                seat.bot = None
+        _stop_seats(seats, pool)
         result.status = MatchStatus.PLATFORM_ERROR
         result.error = f"{type(error).__name__}: {error}"
         result.seats = [
@@ -404,10 +442,19 @@ def make_replay(
     """The self-contained replay document (format in protocol/REPLAY.md).
 
     It records the keyed seeds this match ran on (never the secret), so anyone can
-    check it and re-run it; they tell nothing about any other match.
+    check it and re-run it; they tell nothing about any other match. A void match's
+    replay (only a decision-limit one has one) has null scores and ranks and says
+    why it is void (`outcome.void`).
     """
     assert spec.keys is not None
     keys = spec.keys
+    outcome: dict[str, Any] = {
+        "scores": [s.score for s in result.seats],
+        "ranks": [s.rank for s in result.seats],
+        "status": [str(s.status) for s in result.seats],
+    }
+    if result.status.void:  # no scores: why (decision-limit), for whoever investigates
+        outcome["void"] = str(result.status)
     return {
         "format": REPLAY_FORMAT,
         "version": REPLAY_VERSION,
@@ -428,9 +475,5 @@ def make_replay(
             for s in result.seats
         ],
         "events": events,
-        "outcome": {
-            "scores": [s.score for s in result.seats],
-            "ranks": [s.rank for s in result.seats],
-            "status": [str(s.status) for s in result.seats],
-        },
+        "outcome": outcome,
     }

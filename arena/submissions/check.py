@@ -48,14 +48,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from arena import protocol
 from arena.games import all_games, load_game
 from arena.match import seeds
 from arena.match.lineup import new_seed
 from arena.match.run import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
 from arena.players.process import BotProcess
-from arena.status import MatchStatus, SeatStatus
+from arena.protocol.messages import text_of
+from arena.status import SeatStatus
 from arena.submissions import botfiles
 from arena.submissions.botfiles import BotFolderError
 from arena.submissions.manifest import Manifest, find_bot, prepare
@@ -97,7 +97,7 @@ class Forfeit:
     match: str
     players: int
     seat: int
-    status: str
+    status: SeatStatus
     detail: str
     #: The line the bot printed that broke the protocol ("" for a crash or a timeout).
     line: str = ""
@@ -125,7 +125,8 @@ class GameCheck:
     peak_memory_bytes: int | None = None
     memory_limit_bytes: int = 0
     forfeit: Forfeit | None = None
-    #: A failure of arena itself in a match (void: not the bot's fault, but no pass).
+    #: A failure of arena itself in a match, its referee's too (void: not the bot's
+    #: fault, but no pass).
     platform_error: str = ""
     stderr_tail: str = ""
 
@@ -152,7 +153,7 @@ class CheckReport:
 
 def _text(data: bytes) -> str:
     """A line as text for the report, at most SHOWN_CHARS of it."""
-    shown = protocol.text_of(data[: SHOWN_CHARS * 4]).rstrip("\n")
+    shown = text_of(data[: SHOWN_CHARS * 4]).rstrip("\n")
     return shown if len(shown) <= SHOWN_CHARS else shown[:SHOWN_CHARS] + "..."
 
 
@@ -292,7 +293,7 @@ def _record(
     """Add one match's facts to the game's report."""
     report.matches += 1
     mine = result.seats[seat] if result.seats else None
-    if result.status is MatchStatus.PLATFORM_ERROR and not report.platform_error:
+    if result.status.void and not report.platform_error:
         report.platform_error = result.error
     if mine is not None:
         if report.forfeit is None:  # the first failing match's, else the last match's
@@ -304,7 +305,7 @@ def _record(
                 match=spec.match_id,
                 players=len(spec.seats),
                 seat=seat,
-                status=str(mine.status),
+                status=mine.status,
                 detail=mine.detail,
                 line=_text(watch.last_line) if protocol_broken else "",
                 answering=_text(watch.last_sent),
