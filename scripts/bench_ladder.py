@@ -54,7 +54,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # for tests.helpers
 
 from arena.games import load_game  # noqa: E402
-from arena.results.rating import BETA, Skill, environment, inherited, rate  # noqa: E402
+from arena.results.rating import BETA, environment, inherited, rate  # noqa: E402
+from arena.store import Skill  # noqa: E402
 from arena.tournament.formats import round_robin  # noqa: E402
 from arena.tournament.ladder import next_groups  # noqa: E402
 from tests.helpers import load_bot_module  # noqa: E402

@@ -34,7 +34,7 @@ from sqlalchemy import insert, text
 from arena.errors import StoreError
 from arena.results import rating, reports
 from arena.status import MatchStatus, SeatStatus
-from arena.store import MatchRecord, SeatRecord, Store
+from arena.store import MatchRecord, SeatRecord, Skill, Store
 from arena.store.models import Bot, BotVersion, Match, MatchReplay, MatchSeat, Rating, Tournament
 
 GAME = "take-that"
@@ -74,7 +74,7 @@ def build(store: Store, matches: int, bots: int, tournaments: int, replay_bytes:
                 for t in range(tournaments)
             ],
         )  # fmt: skip
-        skill = {b + 1: rating.Skill.initial() for b in range(bots)}
+        skill = {b + 1: Skill.initial() for b in range(bots)}
         # version -> [rated seats, games, wins, score sum, forfeits]
         tally = {b + 1: [0, 0, 0, 0.0, 0] for b in range(bots)}
         chunk = 10_000
@@ -93,7 +93,7 @@ def build(store: Store, matches: int, bots: int, tournaments: int, replay_bytes:
                 for seat, version in enumerate(lineup):
                     forfeited = m % 50 == 0 and seat == 0
                     before = skill[version]
-                    after = rating.Skill(before.mu + rng.uniform(-1, 1), before.sigma * 0.999)
+                    after = Skill(before.mu + rng.uniform(-1, 1), before.sigma * 0.999)
                     skill[version] = after
                     score = rng.randint(-100, 0)
                     counts = tally[version]

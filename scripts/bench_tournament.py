@@ -46,7 +46,7 @@ sys.path.insert(0, str(TREE))
 from arena.games import load_game  # noqa: E402
 from arena.results import rating  # noqa: E402
 from arena.status import MatchStatus, SeatStatus  # noqa: E402
-from arena.store import MatchRecord, SeatRecord, Store  # noqa: E402
+from arena.store import MatchRecord, SeatRecord, Skill, Store  # noqa: E402
 from arena.store.models import Match, Tournament  # noqa: E402
 from arena.submissions.manifest import find_bot  # noqa: E402
 from arena.tournament import executors, runner  # noqa: E402
@@ -94,7 +94,7 @@ def run_once(
     return count / took, thinking / max(match_time, 1e-9), took, cpu
 
 
-def rate_take_that(before: list[rating.Skill], ranks: list[int]) -> list[rating.Skill]:
+def rate_take_that(before: list[Skill], ranks: list[int]) -> list[Skill]:
     """A two-player Take That rating update (what `Store.record` is handed)."""
     return rating.rate("take-that", before, ranks)
 

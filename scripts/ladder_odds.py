@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.games import load_game
-from arena.results.rating import Skill, rate
+from arena.results.rating import rate
+from arena.store import Skill
 from arena.tournament.formats import FORMATS
 
 HEURISTIC, SEARCH, RANDOM = 0, 1, 2

@@ -143,8 +143,7 @@ def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     of alpha against beta, built from store rows: alpha wins alone, then ties for
     first with beta; a match is void; beta crashes twice in a row (alpha wins both) and
     is suspended; the last match is skipped for it."""
-    from arena.results.rating import Skill
-    from arena.store import MatchRecord, SeatRecord, Store, SuspensionRecord, default_url
+    from arena.store import MatchRecord, SeatRecord, Skill, Store, SuspensionRecord, default_url
     from arena.store.models import Match, Tournament
 
     home = tmp_path_factory.mktemp("seeded")

@@ -21,7 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.results.rating import Skill, rate, rate_reference
+from arena.results.rating import rate, rate_reference
+from arena.store import Skill
 
 GAME = "take-that"  # draw probability 0.10, the package default
 NEW = Skill.initial()

@@ -18,7 +18,7 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.store import MatchRecord, SeatRecord, Store, TournamentCancelled
+from arena.store import MatchRecord, SeatRecord, Skill, Store, TournamentCancelled
 from arena.store.models import Match, Tournament
 from arena.submissions.manifest import build_stamp
 from arena.tournament import ladder, runner
@@ -104,7 +104,7 @@ def play_first(store: Store, tid: int) -> int:
     seats = [SeatRecord(0, a, 1, 1, "ok"), SeatRecord(1, b, 0, 2, "ok")]
     from arena.results import rating
 
-    def rate(before: list[rating.Skill]) -> list[rating.Skill]:
+    def rate(before: list[Skill]) -> list[Skill]:
         return rating.rate("take-that", before, [1, 2], None)
 
     store.record(MatchRecord(match.id or 0, "normal", seats, replay='{"turns": []}'), rate)

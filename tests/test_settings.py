@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from arena.results.rating import Skill
 from arena.results.sprt import Sprt
+from arena.store import Skill
 from arena.tournament.config import TournamentConfig
 from arena.tournament.settings import LadderPlan, PairedPlan, TournamentSettings
 

@@ -16,8 +16,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.results import rating, reports
-from arena.results.rating import Skill
-from arena.store import MatchRecord, SeatRecord, Store, default_url
+from arena.store import MatchRecord, SeatRecord, Skill, Store, default_url
 from arena.store.models import Match, Tournament
 
 cli = CliRunner()

@@ -18,8 +18,15 @@ from sqlalchemy import inspect, text
 
 from arena.errors import StoreError
 from arena.results import headtohead, rating, reports
-from arena.results.rating import Skill
-from arena.store import MatchRecord, SeatRecord, Store, SuspensionRecord, safe_url, shared_first
+from arena.store import (
+    MatchRecord,
+    SeatRecord,
+    Skill,
+    Store,
+    SuspensionRecord,
+    safe_url,
+    shared_first,
+)
 from arena.store.models import Match, Tournament
 from tests.databases import BACKENDS, database_url
 

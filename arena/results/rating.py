@@ -19,34 +19,12 @@ from typing import TypeVar
 import trueskill
 
 from arena.games import load_game
+from arena.store.records import MU, SIGMA, Skill
 
-#: TrueSkill's published defaults: mu 25, sigma 25/3, beta 25/6, tau 25/300.
-MU = 25.0
-SIGMA = MU / 3
+#: TrueSkill's published defaults: mu 25, sigma 25/3 (the scale ratings are stored on,
+#: arena.store.records), beta 25/6, tau 25/300.
 BETA = SIGMA / 2
 TAU = SIGMA / 100
-
-
-@dataclass(frozen=True)
-class Skill:
-    """A TrueSkill belief: mean and uncertainty."""
-
-    mu: float
-    sigma: float
-
-    @classmethod
-    def initial(cls) -> Skill:
-        """The rating of a version that has not played yet."""
-        return cls(MU, SIGMA)
-
-    @property
-    def conservative(self) -> float:
-        """mu - 3 sigma: the leaderboard's sort key (trueskill's `expose` with defaults).
-
-        >>> Skill.initial().conservative
-        0.0
-        """
-        return self.mu - 3 * self.sigma
 
 
 #: The least uncertainty a new version of a rated bot starts with: half the initial.

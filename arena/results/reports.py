@@ -18,7 +18,7 @@ from typing import Any
 from arena.games import load_game
 from arena.results import headtohead, rating
 from arena.status import VOID, SeatStatus
-from arena.store import LeaderRow, Store, SuspensionRecord
+from arena.store import LeaderRow, Skill, Store, SuspensionRecord
 from arena.store.models import Match, MatchSeat, Tournament
 
 #: How much of a forfeit's stderr the reports show (the store keeps up to 4,000 characters).
@@ -143,7 +143,7 @@ def event_standings(
     order, rule = score_order(game), ranked_by(tournament)
     board = []
     for row in rows:
-        skill = skills.get(row.bot_version_id, rating.Skill.initial())
+        skill = skills.get(row.bot_version_id, Skill.initial())
         total = points.get(row.bot_version_id, 0.0)
         found = all_time.get(row.bot_version_id)
         board.append(
@@ -165,7 +165,7 @@ def event_standings(
     return [{"rank": i + 1, **row} for i, row in enumerate(board)]
 
 
-def _event_key(rule: str, skills: dict[int, rating.Skill]) -> Any:
+def _event_key(rule: str, skills: dict[int, Skill]) -> Any:
     """The sort key of an event's rows: points per game (none last) then the event's
     rating, or the rating alone; then the name, so that nothing is left to chance."""
 

@@ -10,13 +10,14 @@ it are its units of work, each opening one short session per call.
 - queries:     ratings, leaderboards, the seats behind tournament views and head-to-head,
                a bot's forfeits, suspensions, replays
 - counting:    the leaderboard's counting rule, written once
-- records:     what crosses the edge (MatchRecord, SeatRecord, SuspensionRecord,
+- records:     what crosses the edge (Skill, MatchRecord, SeatRecord, SuspensionRecord,
                LeaderRow); models: the tables; text: bot text as stored
 
 Imports go down: the face imports the units, the units import database, models,
-records and counting. The rating rule for a new version
-(arena.results.rating.inherited) is handed in (`Store(url, inherit=...)`), not
-imported; of arena.results only the value type Skill is (records).
+records and counting, and nothing here imports the layers above (results,
+tournament, cli). The rating rule for a new version (arena.results.rating.inherited)
+is handed in (`Store(url, inherit=...)`), not imported; the rating itself (`Skill`)
+is a stored shape, defined here and rated in by arena.results.rating.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from arena.store.records import (
     MatchRecord,
     Rater,
     SeatRecord,
+    Skill,
     SuspensionRecord,
 )
 from arena.store.tournaments import TournamentCancelled, Tournaments
@@ -53,6 +55,7 @@ __all__ = [
     "Rater",
     "Refused",
     "SeatRecord",
+    "Skill",
     "Store",
     "SuspensionRecord",
     "TournamentCancelled",

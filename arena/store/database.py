@@ -25,10 +25,10 @@ from sqlalchemy import Connection, Engine, event, inspect, make_url
 from sqlalchemy.exc import ArgumentError, DataError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlmodel import Session, create_engine
 
+import arena.store.migrations as migrations
 from arena.errors import StoreError, StoreInputError
 from arena.home import HomeError, prepare_database
 from arena.match import seeds
-from arena.store import migrations
 from arena.store.migrations import MigrationError
 from arena.store.models import Secret
 from arena.store.records import Inherit

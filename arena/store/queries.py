@@ -19,9 +19,8 @@ from sqlalchemy import select as select_columns
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
-from arena.results.rating import Skill
+import arena.store.counting as counting
 from arena.status import VOID, MatchStatus, SeatStatus
-from arena.store import counting
 from arena.store.database import Database
 from arena.store.models import (
     Bot,
@@ -32,7 +31,7 @@ from arena.store.models import (
     Rating,
     Suspension,
 )
-from arena.store.records import Inherit, LeaderRow, SuspensionRecord
+from arena.store.records import Inherit, LeaderRow, Skill, SuspensionRecord
 
 
 class Queries(Database):

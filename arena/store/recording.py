@@ -22,13 +22,13 @@ from sqlalchemy import select as select_columns
 from sqlalchemy.exc import DataError, IntegrityError
 from sqlmodel import col
 
+import arena.store.counting as counting
+import arena.store.queries as queries
 from arena.errors import StoreError
-from arena.results.rating import Skill
 from arena.status import MatchStatus
-from arena.store import counting, queries
 from arena.store.database import Database
 from arena.store.models import Match, MatchReplay, MatchSeat, Rating, Suspension, now
-from arena.store.records import Inherit, MatchRecord, Rater, SeatRecord, SuspensionRecord
+from arena.store.records import Inherit, MatchRecord, Rater, SeatRecord, Skill, SuspensionRecord
 
 
 class Recording(Database):

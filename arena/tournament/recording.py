@@ -18,7 +18,7 @@ from arena.match.run import BotRef, MatchResult, MatchSpec
 from arena.results import rating
 from arena.sandbox import limits as bot_limits
 from arena.status import MatchStatus, SeatStatus
-from arena.store import MatchRecord, Rater, SeatRecord
+from arena.store import MatchRecord, Rater, SeatRecord, Skill
 from arena.store.models import Match, Tournament
 from arena.tournament.settings import TournamentSettings
 
@@ -69,7 +69,7 @@ def to_record(
     ]
     ranks = [s.rank or len(records) for s in result.seats]
 
-    def rate(before: list[rating.Skill]) -> list[rating.Skill]:
+    def rate(before: list[Skill]) -> list[Skill]:
         return rating.rate(game, before, ranks, result.teams)
 
     rated = not result.status.void

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.results.rating import Skill
 from arena.results.sprt import Sprt
+from arena.store import Skill
 from arena.tournament.config import TournamentConfig
 
 _DEFAULTS = TournamentConfig()

@@ -34,6 +34,7 @@ from arena.match.run import MatchSpec, run_match
 from arena.match.seeds import derive
 from arena.results import rating
 from arena.status import MatchStatus
+from arena.store import Skill
 from arena.testing import check_game
 from tests.helpers import bot_ref_for, load_bot_module
 
@@ -622,7 +623,7 @@ def test_a_team_match_is_rated_as_teams() -> None:
     assert result.teams == [0, 1, 0, 1]
     ranks = [s.rank for s in result.seats]
     assert ranks[0] == ranks[2] and ranks[1] == ranks[3]
-    after = rating.rate("krumme10", [rating.Skill.initial()] * 4, ranks, result.teams)
+    after = rating.rate("krumme10", [Skill.initial()] * 4, ranks, result.teams)
     assert after[0] == after[2] and after[1] == after[3]
     assert (after[0].mu > after[1].mu) == (ranks[0] < ranks[1])
 
