@@ -26,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,22 +116,33 @@ def spread(values: list[float], digits: int = 1) -> str:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: a bad value exits 2 in one line (not for --one, a child's
+    run)."""
+    parser = argparse.ArgumentParser(
+        prog=Path(__file__).name, description=(__doc__ or "").splitlines()[0]
+    )
     parser.add_argument("--matches", type=int, default=3, help="matches per run and pairing")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--against", type=Path, help="another checkout to run interleaved")
     parser.add_argument("--one", type=Path, help=argparse.SUPPRESS)  # a run, in a child
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.one:
+        return args
+    if args.matches < 1 or args.rounds < 1:
+        parser.error("--matches and --rounds must be at least 1")
+    if args.against and not (args.against / "arena" / "__init__.py").is_file():
+        parser.error(f"--against: no arena checkout in {args.against}")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     if args.one:
         print(json.dumps(one_run(args.one, args.matches) | shape_costs(args.one)))
         return
-    if args.matches < 1 or args.rounds < 1:
-        parser.error("--matches and --rounds must be at least 1")
     trees = {"this tree": ROOT}
     if args.against:
-        if not (args.against / "arena" / "match.py").is_file():
-            parser.error(f"--against: no arena checkout in {args.against}")
         trees[f"{args.against}"] = args.against.resolve()
     runs: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
     for number in range(args.rounds):

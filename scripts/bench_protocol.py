@@ -62,7 +62,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -486,17 +486,23 @@ def bench_referees(seconds: float) -> None:
             )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: a bad value exits 2 in one line."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=5000, help="timed round trips per subject a round")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (at least 3)")
     parser.add_argument("--warmup", type=int, default=500, help="untimed round trips first")
     parser.add_argument(
         "--seconds", type=float, default=2.0, help="time per referee figure (0: skip them)"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.rounds < 3:
         parser.error("--rounds must be at least 3")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     bench_round_trips(args.n, args.rounds, args.warmup)
     if args.seconds > 0:
         bench_referees(args.seconds)

@@ -30,6 +30,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -103,24 +104,29 @@ def replay(game_class: type[Game], players: int, matches: list[Recorded]) -> int
     return decisions
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line, checked: an unknown game or a bad --profile exits 2 in one line."""
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.split("\n")[0])
     parser.add_argument("--game", nargs="*", default=[g.spec.id for g in all_games()])
     parser.add_argument("--players", nargs="*", type=int, help="default: fewest and most")
     parser.add_argument("--matches", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--profile", metavar="GAME:PLAYERS")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         for name in [*args.game, *([args.profile.split(":")[0]] if args.profile else [])]:
             load_game(name)
     except ValueError as error:  # UnknownGameError names the games there are
         parser.error(str(error))
+    if args.profile and not args.profile.partition(":")[2].isdigit():
+        parser.error(f"--profile takes GAME:PLAYERS, got {args.profile!r}")
+    return args
 
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     if args.profile:
         name, _, players = args.profile.partition(":")
-        if not players.isdigit():
-            parser.error(f"--profile takes GAME:PLAYERS, got {args.profile!r}")
         game_class = load_game(name)
         matches = record(game_class, int(players), args.matches)
         profiler = cProfile.Profile()
