@@ -1,10 +1,16 @@
-"""The measuring scripts: a short winrate run, and bad input refused in one line, exit 2."""
+"""The measuring scripts: a short winrate run, and bad input refused in one line, exit 2.
+
+Each script's `parse_args(argv)` checks its command line without running anything, so
+the refusals are tested in this process; a few cases run the script end to end.
+"""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -15,6 +21,12 @@ def script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(SCRIPTS / name), *args], capture_output=True, text=True, timeout=120
     )
+
+
+def imported(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """scripts/<name> imported as Python runs it (its folder first on sys.path), not run."""
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    return importlib.import_module(Path(name).stem)
 
 
 def test_a_short_winrate_run_reports_the_win_rate_with_its_interval() -> None:
@@ -55,9 +67,44 @@ def test_leylo_line_odds_reports_a_rate_and_a_share_per_race() -> None:
         (["leylo_line_odds.py", "--games", "0"], "at least 1"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str) -> None:
+def test_bad_input_is_one_line_and_exit_2(
+    args: list[str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        imported(args[0], monkeypatch).parse_args(args[1:])
+    stderr = capsys.readouterr().err
+    assert exited.value.code == 2, stderr
+    last = stderr.strip().splitlines()[-1]
+    assert last.startswith(f"{args[0]}: error:") and message in last
+    assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["winrate.py", "nope", "--bot", "random"], "unknown game 'nope'"),
+        # --tree puts a checkout first on sys.path when the script is imported
+        (["bench_tournament.py", "--tree", str(SCRIPTS.parent), "--game", "nope"], "unknown game"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2_from_the_command_line(
+    args: list[str], message: str
+) -> None:
     done = script(*args)
     assert done.returncode == 2, done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f"{args[0]}: error:") and message in last
     assert "Traceback" not in done.stderr
+
+
+def test_every_script_parses_its_command_line_without_running(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for path in sorted(SCRIPTS.glob("*.py")):
+        with pytest.raises(SystemExit) as exited:
+            imported(path.name, monkeypatch).parse_args(["--help"])
+        assert exited.value.code == 0, path.name
+        assert capsys.readouterr().out.startswith(f"usage: {path.name}"), path.name
