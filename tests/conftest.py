@@ -209,9 +209,10 @@ SLOW_TESTS = frozenset(
         "test_submission.py::test_a_name_is_never_a_folder",
         "test_submission.py::test_play_and_tournament_refuse_a_folder_with_a_link_out",
         "test_tournament.py::test_a_folder_in_a_tournament_is_checked_in_the_game_played_only",
-        # CPU in-process (searches, playouts, many games, many databases): over 0.3 s a
-        # test on average, as the unit tier's `--durations` shows
+        # CPU in-process (searches, playouts, many games, many databases): over 0.25 s
+        # a test on average, as the unit tier's `--durations` shows
         "games/test_conformance.py::test_observations_and_legal_decisions_match_the_schemas",
+        "games/test_conformance.py::test_random_playthroughs_keep_the_invariants",
         "games/test_krumme10.py::test_observations_and_decisions_of_variants_match_the_schemas",
         "games/test_leylo.py::test_heuristic_bot_clearly_beats_random",
         "games/test_leylo.py::test_observations_and_decisions_match_the_schemas",
@@ -220,11 +221,13 @@ SLOW_TESTS = frozenset(
         "games/test_search_support.py::test_determinize_is_consistent_and_covers_every_place",
         "games/test_search_support.py::test_search_support_in_variants",
         "games/test_take_that.py::test_all_79_cards_are_always_accounted_for",
+        "games/test_take_that.py::test_observation_ignores_cards_the_seat_cannot_know",
         "games/test_twirkle.py::test_heuristic_bot_beats_random",
         "games/test_twirkle.py::test_issue_7_every_legal_list_is_short",
         "games/test_twirkle.py::test_other_hands_and_the_bag_never_show_in_an_observation",
         "games/test_twirkle.py::test_picks_and_places_reach_exactly_the_placements_of_w3",
         "games/test_twirkle.py::test_random_games_keep_108_cards_a_connected_valid_layout_and_short_lists",
+        "games/test_twirkle_engine.py::test_near_the_edge_of_its_window_the_engine_hands_over_to_python",
         "games/test_twirkle_engine.py::test_playouts_from_the_deal_are_the_python_turns",
         "games/test_twirkle_engine.py::test_playouts_in_pieces_are_the_python_turns_and_play_on_alike",
         "games/test_twirkle_engine.py::test_playouts_of_clones_are_the_python_turns",
@@ -235,9 +238,12 @@ SLOW_TESTS = frozenset(
         "games/test_twirkle_search.py::test_every_kind_of_step_is_rebuilt_for_every_seat",
         "games/test_twirkle_search.py::test_given_back_cards_are_in_every_samples_bag_until_the_next_draw",
         "games/test_twirkle_search.py::test_the_boards_kept_bookkeeping_is_a_full_recount_at_every_step",
+        "test_arenaignore.py::test_what_arenaignore_names_is_not_part_of_the_bot",
         "test_cli.py::test_demo_plays_each_games_search_table_with_its_own_timeout_and_deals",
         "test_cli.py::test_issue_14_bot_show_says_why_a_bot_was_suspended",
         "test_cli.py::test_issue_14_leaderboard_counts_shared_firsts_apart_and_says_which_score_wins",
+        "test_cli.py::test_issue_14_tournament_show_lists_void_matches_with_their_reason",
+        "test_cli_escaping.py::test_bot_list",
         "test_headtohead.py::test_compare_newest_or_all_versions",
         "test_headtohead.py::test_compare_without_a_game_shows_every_game_they_met_in",
         "test_ismcts.py::test_take_that_model_decides_as_the_heuristic_bot",
@@ -273,9 +279,12 @@ SLOW_TESTS = frozenset(
         "test_status_vocabulary.py::test_the_exempt_expressions_still_exist",
         "test_store.py::test_a_batch_stores_exactly_what_one_match_at_a_time_stores",
         "test_store.py::test_issue_12_leaderboard_counters_move_with_each_recorded_match",
+        "test_store.py::test_issue_12_ratings_and_leaderboards_are_per_rules_version",
         "test_submission.py::test_the_real_limits_through_the_cli",
         "test_viewer.py::test_html_needs_a_replay_and_a_writable_output",
         "test_viewer.py::test_html_of_a_stored_match",
+        "test_viewer.py::test_the_announcement_says_when_the_recorded_scores_are_not_the_referees",
+        "test_viewer.py::test_the_shared_list_is_every_control_and_format_character",
     }
 )
 
