@@ -4,8 +4,10 @@ raises them so that the command line can name them without importing that code
 
 from __future__ import annotations
 
+from arena import ArenaError
 
-class StoreError(RuntimeError):
+
+class StoreError(ArenaError, RuntimeError):
     """The database cannot be opened or used (a one-line reason for the user).
 
     An environment error (unreachable, locked, full, read-only): exit code 1.
@@ -20,5 +22,5 @@ class StoreInputError(StoreError):
     exit_code = 2
 
 
-class ReplayError(ValueError):
+class ReplayError(ArenaError, ValueError):
     """A replay file that cannot be read or does not check out."""

@@ -23,11 +23,13 @@ import pwd
 import stat
 from pathlib import Path
 
+from arena import ArenaError
+
 #: The files SQLite makes beside a database (each gets the database file's mode).
 SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
 
 
-class HomeError(ValueError):
+class HomeError(ArenaError, ValueError):
     """A home or database file this account may not use (a one-line reason)."""
 
 

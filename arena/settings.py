@@ -16,7 +16,7 @@ list tells an organiser everything arena can be told from outside.
 | ARENA_SANDBOX_UIDS | the uid range for bots, LOW-HIGH | sandbox.uids |
 | ARENA_RUNTIMES | the runtimes file (default: in the home, then /etc) | sandbox.runtimes |
 | ARENA_WORKER_CACHE | where a Dask worker unpacks bot versions | tournament.bundles |
-| ARENA_TWIRKLE_ENGINE | `python` to play Twirkle playouts without the C engine | games.twirkle.fast |
+| ARENA_TWIRKLE_ENGINE | `python`: Twirkle's playouts without the C engine | games.twirkle.fast |
 | COLUMNS | the width of tables when stdout is not a terminal | cli.tables |
 
 One exception: ARENA_TWIRKLE_ENGINE is read by arena.games.twirkle.fast itself, since

@@ -9,10 +9,8 @@ from typing import ParamSpec, TypeVar
 import typer
 from rich.console import Console
 
+from arena import ArenaError
 from arena.cli.safe import text
-from arena.errors import ReplayError, StoreError
-from arena.games import GameError
-from arena.submissions.botfiles import BotFolderError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -21,11 +19,12 @@ R = TypeVar("R")
 err = Console(stderr=True, highlight=False)
 
 
-class UserError(ValueError):
+class UserError(ArenaError, ValueError):
     """Bad input from the command line: reported in one line, exit code 2."""
 
 
-EXPECTED = (UserError, GameError, BotFolderError, ReplayError, StoreError)
+#: Every error arena raises on purpose: one line and its `exit_code`, never a traceback.
+EXPECTED = ArenaError
 #: The exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
 
@@ -53,9 +52,8 @@ def reports_errors(command: Callable[P, R]) -> Callable[P, R]:
         try:
             return command(*args, **kwargs)
         except EXPECTED as error:
-            # 2 for bad input; a StoreError says its own (1: the database's environment)
-            code, details = getattr(error, "exit_code", 2), getattr(error, "details", "")
-            raise fail(str(error), code, details) from None
+            # each error says its own code (2: bad input; 1: the machine or database)
+            raise fail(str(error), error.exit_code, error.details) from None
         except KeyboardInterrupt:  # a tournament run reports its own, with a resume hint
             raise fail("interrupted", code=INTERRUPTED) from None
 

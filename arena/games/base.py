@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
+from arena import ArenaError
+
 try:
     import orjson
 except ModuleNotFoundError:  # a bot importing arena.games has only the standard library
@@ -33,7 +35,7 @@ JSON = Any
 T = TypeVar("T")
 
 
-class GameError(ValueError):
+class GameError(ArenaError, ValueError):
     """Base class of the errors a referee raises for bad input."""
 
 

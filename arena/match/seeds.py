@@ -27,6 +27,8 @@ import os
 import secrets
 from dataclasses import dataclass
 
+from arena import ArenaError
+
 #: Bytes of a database's secret key.
 SECRET_BYTES = 32
 #: The environment variable that overrides the stored secret (hex).
@@ -37,7 +39,7 @@ SEAT_SEED_BITS = 48
 MATCH_ID_HEX = 20
 
 
-class SecretError(ValueError):
+class SecretError(ArenaError, ValueError):
     """A secret key that is not 32 bytes of hex."""
 
 

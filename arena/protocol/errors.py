@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from arena import ArenaError
 from arena.status import SeatStatus
 
 
-class BotError(Exception):
+class BotError(ArenaError):
     """A bot broke the protocol contract; its seat is forfeited with `status`."""
 
     #: How the seat's game ends.

@@ -14,12 +14,13 @@ from typing import Any
 
 import orjson
 
+from arena import ArenaError
 from arena.games.base import Decision
 
 PROTOCOL_VERSION = 1
 
 
-class ProtocolError(ValueError):
+class ProtocolError(ArenaError, ValueError):
     """A line from a bot that is not a valid protocol message."""
 
 
@@ -30,13 +31,33 @@ def encode(message: dict[str, Any]) -> bytes:
 
 def decode(line: bytes) -> dict[str, Any]:
     """Parse one line into a message object, or raise ProtocolError."""
+    message = message_in(line)
+    if message is None:
+        raise ProtocolError(_why_not_a_message(line))
+    return message
+
+
+def message_in(line: bytes) -> dict[str, Any] | None:
+    """The message object on a line, or None when there is none (`decode` says why).
+
+    The one test of what a message is (a JSON object with a string `type`), raising
+    nothing: a session skips lines before `ready` at the cost of a parse, no more.
+    """
     try:
         message = orjson.loads(line)
-    except orjson.JSONDecodeError as error:
-        raise ProtocolError(f"not JSON: {_clip(line)}") from error
-    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise ProtocolError(f"not a message object with a type: {_clip(line)}")
-    return message
+    except orjson.JSONDecodeError:
+        return None
+    if type(message) is dict and type(message.get("type")) is str:
+        return message
+    return None
+
+
+def _why_not_a_message(line: bytes) -> str:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return f"not JSON: {_clip(line)}"
+    return f"not a message object with a type: {_clip(line)}"
 
 
 def text_of(data: bytes | bytearray) -> str:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from arena import ArenaError
 from arena.games import load_game
 from arena.status import VOID
 from arena.store import Store
@@ -273,7 +274,7 @@ def among(rows: list[dict[str, Any]], order: list[str], bots: int) -> list[dict[
     return sorted(chosen, key=key)
 
 
-class UnknownBot(ValueError):
+class UnknownBot(ArenaError, ValueError):
     """A bot name with no stored version."""
 
 

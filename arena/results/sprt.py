@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from arena import ArenaError
+
 #: The SPRT models: fastchess's default "normalized" and its "logistic".
 MODELS = ("normalized", "logistic")
 #: The score of each trinomial (L, D, W) and pentanomial (LL, LD, WL+DD, WD, WW) outcome.
@@ -46,7 +48,7 @@ ZERO = 1e-3
 MAX_NORMALIZED = 200.0
 
 
-class SprtError(ValueError):
+class SprtError(ArenaError, ValueError):
     """Settings that do not make a test (one-line reason)."""
 
 

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import ArenaError
 from arena.sandbox import launcher
 from arena.sandbox.handle import Sandboxed
 from arena.sandbox.limits import MIB, Limits
@@ -62,7 +63,7 @@ class _Budget:
             raise BuildError(f"build failed: it made folders nested deeper than {depth}")
 
 
-class BuildError(Exception):
+class BuildError(ArenaError):
     """A build that failed, timed out or left something unusable; the message is one line.
 
     `output` is the tail of what the build wrote (stdout and stderr, as it wrote them):

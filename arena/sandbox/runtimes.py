@@ -27,7 +27,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import settings
+from arena import ArenaError, settings
 
 #: A runtime's name: what bot.toml's `runtime` says.
 NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
@@ -39,7 +39,7 @@ SANDBOX_OWN = ("/tmp/", "/dev/", "/proc/", "/bot/", "/arena/")
 KEYS = ("folders", "path", "env", "check")
 
 
-class RuntimeProblem(ValueError):
+class RuntimeProblem(ArenaError, ValueError):
     """A runtimes file or a runtime that cannot be used; the message is one line."""
 
 

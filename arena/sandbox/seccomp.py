@@ -33,6 +33,8 @@ import functools
 import os
 from typing import Any
 
+from arena import ArenaError
+
 #: fcntl commands that take, test or watch something on an inode another sandbox can see.
 LOCK_COMMANDS = {
     "F_GETLK": 5,
@@ -138,8 +140,10 @@ RWF_NOWAIT = 0x8
 _LOW_32 = 0xFFFFFFFF
 
 
-class SeccompUnavailable(RuntimeError):
+class SeccompUnavailable(ArenaError, RuntimeError):
     """libseccomp (or the pyseccomp binding) is missing, so no filter can be built."""
+
+    exit_code = 1
 
 
 @functools.cache

@@ -23,14 +23,16 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import settings
+from arena import ArenaError, settings
 
 #: Default range of sandbox uids; override with ARENA_SANDBOX_UIDS="first-last".
 DEFAULT_UIDS = (60000, 60999)
 
 
-class SandboxError(RuntimeError):
+class SandboxError(ArenaError, RuntimeError):
     """The sandbox could not be set up: a platform failure, never the bot's fault."""
+
+    exit_code = 1
 
 
 class UidsInUse(SandboxError):

@@ -14,16 +14,17 @@ from sqlalchemy import delete, func
 from sqlalchemy import select as select_columns
 from sqlmodel import Session, col, select
 
+from arena import ArenaError
 from arena.store.database import Database
 from arena.store.models import Bot, BotVersion, Match, MatchSeat, Rating, Tournament, now
 from arena.submissions import names
 
 
-class NotOwnerError(ValueError):
+class NotOwnerError(ArenaError, ValueError):
     """A new version of a bot that belongs to another owner (a one-line reason)."""
 
 
-class Refused(ValueError):
+class Refused(ArenaError, ValueError):
     """A retirement, removal, cancellation or deletion that cannot be done (one line why)."""
 
 

@@ -41,6 +41,8 @@ from pathlib import Path, PurePosixPath
 
 import pathspec
 
+from arena import ArenaError
+
 #: Never part of a bot's identity: caches and version control.
 IGNORED_DIRS = frozenset({"__pycache__", ".git", ".mypy_cache", ".pytest_cache"})
 IGNORED_SUFFIXES = (".pyc", ".pyo")
@@ -52,7 +54,7 @@ NEVER_IGNORED = frozenset({("bot.toml",), (IGNORE_FILE,)})
 _MAX_LINK_HOPS = 40
 
 
-class BotFolderError(ValueError):
+class BotFolderError(ArenaError, ValueError):
     """A bot folder that cannot be used: missing, no manifest, or a bad manifest.
 
     The message is one line. `details` is what explains it at length, shown below

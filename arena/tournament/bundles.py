@@ -26,6 +26,7 @@ from pathlib import Path
 
 import platformdirs
 
+from arena import ArenaError
 from arena.match.run import BotRef
 from arena.submissions.manifest import BotFolderError, load_manifest, prepare
 from arena.submissions.snapshot import snapshot
@@ -38,8 +39,10 @@ _READY: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
 _LOCK = threading.Lock()
 
 
-class BundleError(Exception):
+class BundleError(ArenaError):
     """A bot version that cannot be made runnable on this worker (a platform failure)."""
+
+    exit_code = 1
 
 
 def cache_root() -> Path:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from arena import ArenaError
 from arena.games import load_game
 from arena.match.run import MatchResult, MatchSpec, SeatResult
 from arena.status import MatchStatus, SeatStatus
@@ -21,8 +22,10 @@ from arena.status import MatchStatus, SeatStatus
 RERUNS = 1
 
 
-class ExecutorLost(RuntimeError):
+class ExecutorLost(ArenaError, RuntimeError):
     """The executor can no longer run matches (e.g. the Dask scheduler went away)."""
+
+    exit_code = 1
 
 
 class MatchFuture(Protocol):

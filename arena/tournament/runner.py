@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import ArenaError
 from arena.errors import StoreError
 from arena.games import load_game
 from arena.match.run import BotRef, MatchResult
@@ -95,8 +96,10 @@ class Progress:
     suspended_now: list[str] = field(default_factory=list)
 
 
-class Interrupted(RuntimeError):
+class Interrupted(ArenaError, RuntimeError):
     """The run was stopped (Ctrl-C); the tournament is `interrupted` and can be resumed."""
+
+    exit_code = 130
 
 
 #: Another command cancelled or deleted the tournament a run plays (`Store.cancel_tournament`).

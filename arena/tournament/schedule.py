@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Set
 from typing import Protocol
 
+from arena import ArenaError
 from arena.match.run import MatchResult
 from arena.store import Store
 from arena.store.models import Match, Tournament
@@ -43,7 +44,7 @@ class Schedule(Protocol):
         ...
 
 
-class ScheduleError(RuntimeError):
+class ScheduleError(ArenaError, RuntimeError):
     """A format cannot go on (one line): the run stops, the tournament is marked
     interrupted, the error reaches the caller."""
 

@@ -21,6 +21,7 @@ from sqlalchemy import Connection, inspect, text
 from sqlmodel import SQLModel
 
 import arena.store.models  # noqa: F401 - every table registered in SQLModel.metadata
+from arena import ArenaError
 
 FOLDER = Path(__file__).resolve().parent
 #: A key for pg_advisory_xact_lock: "arena" in ASCII.
@@ -29,8 +30,10 @@ _LOCK_KEY = 0x6172656E61
 UNVERSIONED = "none (made before migrations)"
 
 
-class MigrationError(RuntimeError):
+class MigrationError(ArenaError, RuntimeError):
     """The database cannot be brought to this arena's schema (a one-line reason)."""
+
+    exit_code = 1
 
 
 def config(connection: Connection | None = None) -> Config:
