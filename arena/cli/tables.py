@@ -17,7 +17,6 @@ at spaces, as text does.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -27,6 +26,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from arena import settings
 from arena.cli.safe import text, visible
 
 #: Width for output that is not a terminal and has no COLUMNS: wide enough for every table.
@@ -57,7 +57,7 @@ GAP = 2
 
 def width_for(console: Console) -> int:
     """The width `console` writes in: COLUMNS, else the terminal's, else PIPE_WIDTH."""
-    columns = os.environ.get("COLUMNS", "")
+    columns = settings.read(settings.COLUMNS)
     if columns.isdigit() and int(columns) > 0:
         return int(columns)
     return console.size.width if console.is_terminal else PIPE_WIDTH

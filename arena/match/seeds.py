@@ -23,16 +23,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import os
 import secrets
 from dataclasses import dataclass
 
-from arena import ArenaError
+from arena import ArenaError, settings
 
 #: Bytes of a database's secret key.
 SECRET_BYTES = 32
 #: The environment variable that overrides the stored secret (hex).
-SECRET_ENV = "ARENA_SECRET"
+SECRET_ENV = settings.SECRET
 #: Bits of a bot or fallback seed: exact as a JSON number in every language.
 SEAT_SEED_BITS = 48
 #: Hex digits of the opaque match id given to bots.
@@ -79,7 +78,7 @@ def parse_secret(text: str) -> bytes:
 
 def env_secret() -> bytes | None:
     """The secret set by ARENA_SECRET, or None when it is unset or empty."""
-    text = os.environ.get(SECRET_ENV, "")
+    text = settings.read(SECRET_ENV)
     if not text.strip():
         return None
     try:

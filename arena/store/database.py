@@ -20,12 +20,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import platformdirs
 from sqlalchemy import Connection, Engine, event, inspect, make_url
 from sqlalchemy.exc import ArgumentError, DataError, DBAPIError, IntegrityError, SQLAlchemyError
 from sqlmodel import Session, create_engine
 
 import arena.store.migrations as migrations
+from arena import settings
 from arena.errors import StoreError, StoreInputError
 from arena.home import HomeError, prepare_database
 from arena.match import seeds
@@ -36,12 +36,12 @@ from arena.store.records import Inherit
 
 def default_home() -> Path:
     """ARENA_HOME, or the per-user data directory."""
-    return Path(os.environ.get("ARENA_HOME") or platformdirs.user_data_dir("arena"))
+    return settings.home()
 
 
 def default_url(home: Path) -> str:
     """ARENA_DB, or the SQLite file in the arena home."""
-    return os.environ.get("ARENA_DB") or f"sqlite:///{home / 'arena.db'}"
+    return settings.database_url(home)
 
 
 def safe_url(url: str) -> str:

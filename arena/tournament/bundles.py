@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import fcntl
 import io
-import os
 import shutil
 import tarfile
 import tempfile
@@ -24,9 +23,7 @@ import threading
 from dataclasses import replace
 from pathlib import Path
 
-import platformdirs
-
-from arena import ArenaError
+from arena import ArenaError, settings
 from arena.match.run import BotRef
 from arena.submissions.manifest import BotFolderError, load_manifest, prepare
 from arena.submissions.snapshot import snapshot
@@ -47,8 +44,7 @@ class BundleError(ArenaError):
 
 def cache_root() -> Path:
     """Where a worker keeps unpacked versions: `ARENA_WORKER_CACHE` or the user cache dir."""
-    configured = os.environ.get("ARENA_WORKER_CACHE")
-    return Path(configured) if configured else Path(platformdirs.user_cache_dir("arena")) / "bots"
+    return settings.worker_cache()
 
 
 def pack(folder: str | Path, sha256: str) -> bytes:
