@@ -21,7 +21,8 @@ SIGNALS = (KeyboardInterrupt,)
 
 def _modules() -> list[str]:
     names = [m.name for m in pkgutil.walk_packages(arena.__path__, "arena.")]
-    return [n for n in names if not n.endswith(("__main__", "migrations.env")) and ".versions." not in n]
+    skipped = ("__main__", "migrations.env")  # a program and alembic's script: not imported
+    return [n for n in names if not n.endswith(skipped) and ".versions." not in n]
 
 
 def _public_errors() -> list[type[BaseException]]:

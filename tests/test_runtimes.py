@@ -20,7 +20,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.sandbox import detection, runtimes
+from arena.sandbox import detection, report, runtimes
 from arena.sandbox.limits import Limits
 from arena.sandbox.start import launch
 from arena.submissions.manifest import BotFolderError, load_manifest, prepare
@@ -133,7 +133,7 @@ def test_a_bad_runtimes_file_is_a_one_line_error(
     monkeypatch.setenv("ARENA_RUNTIMES", str(config))
     with pytest.raises(runtimes.RuntimeProblem, match=says):
         runtimes.get("r")
-    assert runtimes.doctor_rows()[0]["ok"] is False
+    assert report.runtime_rows()[0]["ok"] is False
 
 
 @pytest.mark.skipif(not sandboxed(), reason="bubblewrap is not available here")

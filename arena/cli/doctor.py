@@ -32,10 +32,11 @@ def doctor(
         if not all(row["ok"] for row in rows):
             typer.echo("warning: some checks failed on some workers", err=True)
         return
-    from arena.sandbox import runtimes
+    from arena.sandbox.report import runtime_rows
+    from arena.sandbox.runtimes import runtimes_file
 
     found = summary()
-    found["runtimes"] = runtimes.doctor_rows()
+    found["runtimes"] = runtime_rows()
     if as_json:
         echo_json(found)
         return
@@ -54,7 +55,7 @@ def doctor(
         drop=(),
         prose=frozenset({"channel", "measured", "why open"}),
     )
-    where = runtimes.runtimes_file()
+    where = runtimes_file()
     if found["runtimes"]:
         rows = [{**r, "ok": "yes" if r["ok"] else "NO"} for r in found["runtimes"]]
         print_rows(rows, title=f"runtimes ({where})", drop=(), prose=frozenset({"runtime"}))

@@ -7,8 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from arena.sandbox import cgroup, uids
+from arena.sandbox.bwrap import reachable
 from arena.sandbox.detection import protections
 from arena.sandbox.limits import Limits
+from arena.sandbox.runtimes import Runtime, RuntimeProblem, configured
+from arena.sandbox.start import launch
+from arena.sandbox.uids import SandboxError
 from arena.submissions.manifest import BUILD_TIMEOUT_S
 
 
@@ -184,3 +188,67 @@ def summary() -> dict[str, Any]:
         "protections": report(),
         "residual_channels": [dict(row) for row in RESIDUAL_CHANNELS],
     }
+
+
+# ----- the runtimes, as `arena doctor` checks them --------------------------------------
+def _blocker(folder: Path, uid: int) -> str | None:
+    """Why `uid` cannot read `folder` (the first folder on the way it cannot pass), or None."""
+    if reachable(folder, uid):
+        return None
+    for parent in [*reversed(folder.parents), folder]:
+        if not reachable(parent, uid):
+            mode = f"{parent.stat().st_mode & 0o777:o}" if parent.exists() else "missing"
+            return (
+                f"{parent} ({mode}) is closed to the bots' uids: chmod o+x a folder above the "
+                "toolchain (o+rx the toolchain's own), or install it elsewhere (/opt)"
+            )
+    return f"{folder} is not readable by the bots' uids"
+
+
+def _runs(runtime: Runtime) -> tuple[bool, str]:
+    """Run the runtime's check inside a sandbox: (exit 0, its first output line)."""
+    if not runtime.check:
+        return True, "no check command configured"
+    probe = uids.runtime_dir() / "probe"  # an empty folder the bot's uid may read
+    probe.mkdir(mode=0o755, exist_ok=True)
+    try:
+        box = launch(list(runtime.check), probe, Limits(), runtime=runtime)
+    except SandboxError as error:
+        return False, str(error)
+    try:
+        out, err = box.process.communicate(timeout=60)
+    except Exception:  # a hanging check: killed below
+        return False, f"{' '.join(runtime.check)} did not finish in 60 s"
+    finally:
+        box.kill()
+    said = (out + err).decode("utf-8", "replace").strip().splitlines()
+    first = said[0] if said else ""
+    code = box.process.returncode
+    return code == 0, f"{' '.join(runtime.check)}: {first}" + (
+        "" if code == 0 else f" (exit {code})"
+    )
+
+
+def runtime_rows() -> list[dict[str, object]]:
+    """One row per configured runtime: its folders exist, the bots' uids can read them,
+    and its check command runs inside the sandbox (here, above arena.sandbox.start,
+    since starting a sandbox uses the runtimes)."""
+    try:
+        found = configured()
+    except RuntimeProblem as error:
+        return [{"runtime": "(file)", "ok": False, "detail": str(error)}]
+    uid = uids.uid_range()[0] if os.geteuid() == 0 else os.geteuid()
+    rows: list[dict[str, object]] = []
+    for name, runtime in sorted(found.items()):
+        missing = [f for f in runtime.folders if not Path(f).is_dir()]
+        closed = [] if missing else [_blocker(Path(f), uid) for f in runtime.folders]
+        if missing:
+            ok, detail = False, f"missing folder {missing[0]}"
+        elif any(closed):
+            ok, detail = False, next(b for b in closed if b)
+        else:
+            ok, detail = _runs(runtime)
+        rows.append(
+            {"runtime": name, "ok": ok, "folders": " ".join(runtime.folders), "detail": detail}
+        )
+    return rows
