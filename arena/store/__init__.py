@@ -14,8 +14,9 @@ it are its units of work, each opening one short session per call.
                LeaderRow); models: the tables; text: bot text as stored
 
 Imports go down: the face imports the units, the units import database, models,
-records and counting, and nothing here imports the layers above (results,
-tournament, cli). The rating rule for a new version (arena.results.rating.inherited)
+records and counting (recording also reads through queries: a new version's prior,
+the seats counted for a first rating row), and nothing here imports the layers
+above (results, tournament, cli). The rating rule for a new version (arena.results.rating.inherited)
 is handed in (`Store(url, inherit=...)`), not imported; the rating itself (`Skill`)
 is a stored shape, defined here and rated in by arena.results.rating.
 """

@@ -52,7 +52,10 @@ class StatusColumn(TypeDecorator[StrEnum]):
         cls._by_word = {None: None, **{member.value: member for member in cls.members}}
 
     def process_bind_param(self, value: Any, dialect: Dialect) -> str | None:
-        return None if value is None else self.members(value).value
+        if value is None:
+            return None
+        member = value if isinstance(value, self.members) else self.members(value)
+        return member.value
 
     def process_result_value(self, value: Any, dialect: Dialect) -> StrEnum | None:
         return self._by_word[value]

@@ -348,6 +348,8 @@ def _by_match(
 ) -> dict[int, list[SuspensionRecord]]:
     """The suspensions by the match that caused them; ValueError for one whose match is
     not in the batch, or one named twice (a caller's mistake, not a result to void)."""
+    if not suspensions:
+        return {}
     matches = {record.match_id for record, _rate in batch}
     caused: dict[int, list[SuspensionRecord]] = {}
     for suspension in suspensions:

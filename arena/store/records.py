@@ -67,7 +67,8 @@ class SeatRecord:
     after: Skill | None = None
 
     def __post_init__(self) -> None:
-        self.status = SeatStatus(self.status)
+        if not isinstance(self.status, SeatStatus):  # a word: its member (ValueError: none)
+            self.status = SeatStatus(self.status)
 
 
 @dataclass
@@ -83,7 +84,8 @@ class MatchRecord:
     rated: bool = field(default=False)
 
     def __post_init__(self) -> None:
-        self.status = MatchStatus(self.status)
+        if not isinstance(self.status, MatchStatus):  # a word: its member (ValueError: none)
+            self.status = MatchStatus(self.status)
 
 
 @dataclass(frozen=True)
