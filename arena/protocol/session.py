@@ -2,8 +2,9 @@
 
 The session alone knows the protocol: it encodes what arena sends (start, decide, end,
 quit), reads the bot's lines through its transport (arena.protocol.transport) and
-judges them with `messages.decode` and `messages.decision_from`, the one place those
-checks are written. A line that is no valid answer is BotProtocolError; the
+judges them with `messages.decode` (`message_in`, which raises nothing, where a line
+may be skipped or is most likely an answer) and `messages.decision_from`, the one place
+those checks are written. A line that is no valid answer is BotProtocolError; the
 transport's own errors (a crash, a timeout, a line too long) pass through as they are.
 Every line is logged both ways at debug level, exactly as it went over the pipe:
 "name << line" to the bot, "name >> line" from it.
@@ -15,7 +16,15 @@ import logging
 from typing import Any, Generic, TypeVar
 
 from arena.protocol.errors import BotProtocolError
-from arena.protocol.messages import QUIT, ProtocolError, decision_from, decode, encode, text_of
+from arena.protocol.messages import (
+    QUIT,
+    ProtocolError,
+    decision_from,
+    decode,
+    encode,
+    message_in,
+    text_of,
+)
 from arena.protocol.transport import Transport
 
 LOG = logging.getLogger("arena.bot")
@@ -54,12 +63,9 @@ class Session(Generic[T]):
         self.transport.new_match()
         self.send(message, deadline)
         for _ in range(MAX_LINES_BEFORE_READY + 1):
-            line = self._logged(self.transport.read_line(deadline))
-            try:
-                if decode(line)["type"] == "ready":
-                    return
-            except ProtocolError:
-                pass
+            reply = message_in(self._logged(self.transport.read_line(deadline)))
+            if reply is not None and reply["type"] == "ready":
+                return
             if self._debug:
                 LOG.debug("%s: skipped a line before ready", self.name)
         raise BotProtocolError(f"wrote more than {MAX_LINES_BEFORE_READY} lines before ready")
@@ -77,8 +83,9 @@ class Session(Generic[T]):
         line = self.transport.exchange(data, deadline)
         if self._debug:
             LOG.debug("%s >> %s", self.name, text_of(line))
-        try:
-            return decision_from(decode(line), message["id"])
+        reply = message_in(line)
+        try:  # `decode` only to say why a line is no message
+            return decision_from(reply if reply is not None else decode(line), message["id"])
         except ProtocolError as error:
             raise BotProtocolError(str(error)) from None
 
