@@ -44,11 +44,11 @@ def message_in(line: bytes) -> dict[str, Any] | None:
     nothing: a session skips lines before `ready` at the cost of a parse, no more.
     """
     try:
-        message = orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return None
-    if type(message) is dict and type(message.get("type")) is str:
-        return message
+        message: dict[str, Any] = orjson.loads(line)  # any JSON value, until it takes a key:
+        if type(message["type"]) is str:  # of JSON values only an object does
+            return message
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        pass
     return None
 
 
