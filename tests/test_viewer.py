@@ -646,8 +646,11 @@ FIT = """() => {
 
 
 def test_play_pauses_steps_are_arrows_and_the_speed_is_set(page: Any, tmp_path: Path) -> None:
-    page.clock.install()  # the autoplay timer runs on the test's clock: no waiting
+    # The autoplay timer runs on the test's clock alone: installed, the fake clock still
+    # flows with real time (a loaded machine steps on its own), paused it moves by run_for only.
+    page.clock.install(time=0)
     page.goto(write_page(golden_replay(CASES["take-that"]), tmp_path).as_uri())
+    page.clock.pause_at(1_000_000)
     labels = {
         name: page.text_content(f"#btn-{name}") or "" for name in ("first", "back", "next", "last")
     }
