@@ -195,7 +195,7 @@ def test_issue_12_a_first_revision_database_with_results_upgrades_and_keeps_ever
 
     said: list[str] = []
     store = Store(url, notify=said.append)
-    assert said == ["upgrading the database from revision 0001 to 0006"]
+    assert said == ["upgrading the database from revision 0001 to 0007"]
     with engine.connect() as connection:
         assert migrations.current(connection) == migrations.head()
         assert old_rows(connection) == before  # every row, every old column, every replay
@@ -307,7 +307,7 @@ def test_a_database_made_before_migrations_is_upgraded_from_none(
         connection.execute(text("DROP TABLE alembic_version"))  # made by create_all at e68b507
     said: list[str] = []
     store = Store(url, notify=said.append)
-    assert said == ["upgrading the database from revision none (made before migrations) to 0006"]
+    assert said == ["upgrading the database from revision none (made before migrations) to 0007"]
     assert reports.leaderboard(store, "take-that") == reports.leaderboard(played, "take-that")
     engine.dispose()
 
@@ -370,11 +370,11 @@ def test_arena_db_current_and_upgrade(played: Store, tmp_path: Path) -> None:
     base = ["--home", str(tmp_path), "--db", url]
     shown = cli.invoke(app, [*base, "db", "current", "--json"])
     assert shown.exit_code == 0, shown.output
-    assert '"revision":"0001"' in shown.stdout and '"newest":"0006"' in shown.stdout
+    assert '"revision":"0001"' in shown.stdout and '"newest":"0007"' in shown.stdout
     upgraded = cli.invoke(app, [*base, "db", "upgrade"])
     assert upgraded.exit_code == 0, upgraded.output
-    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0006"
-    assert "at revision 0006" in upgraded.stdout
+    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0007"
+    assert "at revision 0007" in upgraded.stdout
     again = cli.invoke(app, [*base, "db", "upgrade"])
     assert again.exit_code == 0 and again.stderr == ""
 
@@ -466,7 +466,7 @@ def test_0006_finds_suspensions_by_the_runners_rule(tmp_path: Path) -> None:
     store.close()
     said: list[str] = []
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}", notify=said.append)
-    assert said == ["upgrading the database from revision 0005 to 0006"]
+    assert said == ["upgrading the database from revision 0005 to 0007"]
     assert store.suspensions(two) == [
         SuspensionRecord(b, ids[2], 2),
         SuspensionRecord(c, ids[5], 2),

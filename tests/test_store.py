@@ -548,7 +548,7 @@ def test_issue_30_rows_stored_before_the_escape_read_back_as_they_were(store: St
         db.execute(text("UPDATE alembic_version SET version_num = '0003'"))
     told: list[str] = []
     again = Store(store.url, notify=told.append)
-    assert told == ["upgrading the database from revision 0003 to 0006"]
+    assert told == ["upgrading the database from revision 0003 to 0007"]
     seats = [seat for _match, seat in again.seat_rows(tournament_id=tid)]
     assert [(seat.stderr, seat.detail) for seat in seats] == [(old, old), (old, old)]
     assert [m.error for m in again.matches(tid)] == [old]

@@ -22,6 +22,7 @@ from arena.cli import (
     play,
     replay,
     tournament,
+    user,
 )
 from arena.cli import match as match_cli
 from arena.cli.common import SETTINGS, fit_output
@@ -121,6 +122,7 @@ app.add_typer(tournament.app, name="tournament")
 app.add_typer(ladder.app, name="ladder")
 app.add_typer(replay.app, name="replay")
 app.add_typer(db.app, name="db")
+app.add_typer(user.app, name="user")
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ it are its units of work, each opening one short session per call.
 - database:    engines, sessions, the schema brought up to date on first use (its
                revisions in migrations/), SQLite and PostgreSQL URLs, errors in one line
 - catalog:     bots, their versions and owners; retiring and removing them
+- accounts:    the service's accounts and their tokens (only hashes are kept)
 - tournaments: tournaments and their schedules, looked up, marked, cancelled, deleted
 - recording:   the batched writes of finished matches, seats, ratings, replays and
                suspensions
@@ -24,6 +25,7 @@ is a stored shape, defined here and rated in by arena.results.rating.
 from __future__ import annotations
 
 from arena.store import migrations
+from arena.store.accounts import AccountError, AccountRecord, Accounts
 from arena.store.catalog import Catalog, NotOwnerError, Refused
 from arena.store.counting import shared_first
 from arena.store.database import (
@@ -49,6 +51,8 @@ from arena.store.tournaments import TournamentCancelled, Tournaments
 __all__ = [
     "NEW_DATABASE",
     "UNSTORABLE",
+    "AccountError",
+    "AccountRecord",
     "Inherit",
     "LeaderRow",
     "MatchRecord",
@@ -70,7 +74,7 @@ __all__ = [
 ]
 
 
-class Store(Catalog, Tournaments, Recording, Queries):
+class Store(Catalog, Accounts, Tournaments, Recording, Queries):
     """arena's database: bots, versions, tournaments, matches, seats, ratings, replays,
-    suspensions. Open it with `Store(url)` (arena.store.database.Database: how it is
+    suspensions, accounts. Open it with `Store(url)` (arena.store.database.Database: how it is
     opened, upgraded and guarded); its methods are those of its units of work."""

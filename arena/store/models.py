@@ -269,3 +269,24 @@ class Secret(SQLModel, table=True):
     #: 32 random bytes as hex; never given to a bot, a worker or a report.
     key: str
     created_at: datetime = Field(default_factory=now)
+
+
+class Account(SQLModel, table=True):
+    """Someone who reaches the service (`arena serve`) with a token: an author, or an
+    organiser (migration 0007). Only the token's sha256 is kept: the token itself is
+    printed once, by `arena user add` or `arena user token`, and never stored."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    #: The account's name (the bot name pattern, arena.submissions.names).
+    name: str = Field(index=True, unique=True)
+    #: The owner its bots are recorded under (`Bot.owner`): `account:NAME`, or an OS
+    #: user's name when the account was made to act for that user (`--os-user`).
+    owner: str = Field(index=True, unique=True)
+    #: Organisers suspend and reinstate any version and see every bot's private output.
+    organiser: bool = False
+    #: sha256 (hex) of the current token; None once revoked.
+    token_sha256: str | None = Field(default=None, index=True, unique=True)
+    #: When the current token stops being accepted (None: it does not expire).
+    token_expires_at: datetime | None = None
+    created_at: datetime = Field(default_factory=now)
+    revoked_at: datetime | None = None
