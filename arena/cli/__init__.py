@@ -21,6 +21,7 @@ from arena.cli import (
     leaderboard,
     play,
     replay,
+    serve,
     tournament,
     user,
 )
@@ -117,6 +118,7 @@ app.command("leaderboard")(leaderboard.leaderboard)
 app.command("doctor")(doctor.doctor)
 app.command("init")(init.init)
 app.command("docs")(init.docs)
+app.command("serve")(serve.serve)
 app.add_typer(bot.app, name="bot")
 app.add_typer(tournament.app, name="tournament")
 app.add_typer(ladder.app, name="ladder")

@@ -5,6 +5,7 @@ it are its units of work, each opening one short session per call.
                revisions in migrations/), SQLite and PostgreSQL URLs, errors in one line
 - catalog:     bots, their versions and owners; retiring and removing them
 - accounts:    the service's accounts and their tokens (only hashes are kept)
+- browsing:    the service's pages: a match's seats, a bot's matches, lineups' owners
 - tournaments: tournaments and their schedules, looked up, marked, cancelled, deleted
 - recording:   the batched writes of finished matches, seats, ratings, replays and
                suspensions
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from arena.store import migrations
 from arena.store.accounts import AccountError, AccountRecord, Accounts
+from arena.store.browsing import Browsing
 from arena.store.catalog import Catalog, NotOwnerError, Refused
 from arena.store.counting import shared_first
 from arena.store.database import (
@@ -74,7 +76,7 @@ __all__ = [
 ]
 
 
-class Store(Catalog, Accounts, Tournaments, Recording, Queries):
+class Store(Catalog, Accounts, Browsing, Tournaments, Recording, Queries):
     """arena's database: bots, versions, tournaments, matches, seats, ratings, replays,
     suspensions, accounts. Open it with `Store(url)` (arena.store.database.Database: how it is
     opened, upgraded and guarded); its methods are those of its units of work."""

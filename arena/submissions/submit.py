@@ -113,15 +113,21 @@ def _check_name(store: Store, manifest: Manifest, owner: str) -> None:
 
 
 def submit(
-    store: Store, home: Path, path: str, name: str | None = None, games: list[str] | None = None
+    store: Store,
+    home: Path,
+    path: str,
+    name: str | None = None,
+    games: list[str] | None = None,
+    owner: str | None = None,
 ) -> tuple[BotVersion, bool]:
     """Register a bot folder (a path, or a bundled bot's name); returns (version, created).
 
     `games` limits its check to those games (a folder named in a tournament is checked
     in the game being played, not in every game it declares).
 
-    Unchanged code is a no-op. The owner is the current OS user, "arena" for a
-    bundled bot's own folder. Raises BotFolderError for an unsafe folder, a bad,
+    Unchanged code is a no-op. The owner is `owner` (an account's, for the service:
+    arena.store.accounts), by default the current OS user, "arena" for a bundled
+    bot's own folder. Raises BotFolderError for an unsafe folder, a bad,
     reserved or someone else's name, a failing build or a failed check
     (`arena.submissions.check.submission_check`: the matches of `arena bot check`, fewer). A
     bundled bot's own folder is not checked: it ships with arena, whose test suite
@@ -131,7 +137,10 @@ def submit(
     found = find_bot(path)
     read = snapshot(found.folder)
     manifest = replace(read.manifest, name=name or read.manifest.name)
-    owner = names.BUNDLED_OWNER if is_bundled(manifest) else names.current_user()
+    if is_bundled(manifest):
+        owner = names.BUNDLED_OWNER
+    elif owner is None:
+        owner = names.current_user()
     _check_name(store, manifest, owner)
     sha = read.sha256
     existing = store.bot_version_by_sha(manifest.name, sha)

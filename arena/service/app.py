@@ -1,0 +1,92 @@
+"""The ASGI application of `arena serve`: FastAPI over the store, its errors answered in
+one shape, every request body bounded, its OpenAPI description at /openapi.json (and
+pages at /docs)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+import arena
+from arena import ArenaError
+from arena.controls import visible
+from arena.service.errors import TooMany, status_of
+from arena.service.guards import BodyLimit, RateLimit
+from arena.service.jobs import Jobs
+from arena.service.routes import error_response, router
+from arena.store import Store
+from arena.submissions.botfiles import LIMITS
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """How much the service takes from each client.
+
+    A body may be as large as a bot folder may be (`botfiles.LIMITS`, 64 MiB) plus
+    1 MiB for the archive's own headers; it must arrive within two minutes. An
+    account may submit 20 times in 10 minutes; one check runs at a time.
+    """
+
+    max_body: int = LIMITS.total_bytes + 2**20
+    body_seconds: float = 120.0
+    submissions: int = 20
+    submission_seconds: float = 600.0
+    check_workers: int = 1
+
+
+def create_app(
+    store: Store,
+    home: Path,
+    config: ServiceConfig = ServiceConfig(),
+    on_stop: Callable[[], None] | None = None,
+) -> FastAPI:
+    """The application over `store` (and the arena home `home`, where versions are kept).
+
+    `on_stop` runs when the server shuts down (the open ladder's stop), before the
+    submission workers are let go.
+    """
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if on_stop is not None:
+            on_stop()
+        app.state.jobs.close()
+
+    app = FastAPI(
+        title="arena",
+        version=arena.__version__,
+        description="Bots, versions, leaderboards, matches and replays of an arena "
+        "competition; submissions of bot folders by accounts' tokens.",
+        lifespan=lifespan,
+    )
+    app.state.store = store
+    app.state.home = home
+    app.state.rate = RateLimit(config.submissions, config.submission_seconds)
+    app.state.jobs = Jobs(store, home, config.check_workers)
+    app.include_router(router)
+
+    @app.exception_handler(ArenaError)
+    async def arena_error(_request: Request, error: ArenaError) -> JSONResponse:
+        headers = {"Retry-After": str(error.retry_after)} if isinstance(error, TooMany) else {}
+        return error_response(status_of(error), str(error), error.details, **headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(_request: Request, error: RequestValidationError) -> JSONResponse:
+        first = error.errors()[0] if error.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ()))
+        return error_response(400, visible(f"{where}: {first.get('msg', 'bad request')}"))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_request: Request, error: HTTPException) -> JSONResponse:
+        return error_response(error.status_code, str(error.detail))
+
+    app.add_middleware(BodyLimit, max_bytes=config.max_body, seconds=config.body_seconds)
+    return app

@@ -1,0 +1,145 @@
+"""Submissions over HTTP as jobs: unpacked, built, checked and stored while the author's
+client asks how far it has got.
+
+A submission's archive is saved by the request that brings it, then a worker thread
+of the service unpacks it (arena.service.uploads), and submits the folder exactly as
+`arena bot submit` does (arena.submissions.submit: read once, the name rules, the
+build in the sandbox, the submission check, the version stored), under the
+account's owner. The job's state is kept in memory: `queued`, `unpacking`,
+`checking`, then `registered` (or `unchanged`) with the version, or `refused` with
+the one-line error and its details (the build's or the check's output). Nothing is
+stored before the version itself, in one transaction: a service stopped while a job
+runs stores nothing of it (the author submits again).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import queue
+import shutil
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena import ArenaError
+from arena.service import uploads
+from arena.service.errors import NotFound
+from arena.store import AccountRecord, Store
+from arena.submissions import submit as registry
+
+#: The states of a job, in order; the last two are final.
+QUEUED, UNPACKING, CHECKING = "queued", "unpacking", "checking"
+REGISTERED, UNCHANGED, REFUSED = "registered", "unchanged", "refused"
+LOG = logging.getLogger("arena.service")
+FINAL = frozenset({REGISTERED, UNCHANGED, REFUSED})
+
+
+@dataclass
+class Job:
+    """One submission and how far it has got."""
+
+    id: int
+    account: str
+    owner: str
+    archive: Path
+    name: str | None
+    state: str = QUEUED
+    result: dict[str, Any] = field(default_factory=dict)
+    error: str = ""
+    details: str = ""
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def shown(self) -> dict[str, Any]:
+        """The job as the API answers it."""
+        return {
+            "submission": self.id,
+            "account": self.account,
+            "state": self.state,
+            "done": self.state in FINAL,
+            **self.result,
+            "error": self.error,
+            "details": self.details,
+        }
+
+
+class Jobs:
+    """The service's submissions: a queue and `workers` threads (daemons: a stopping
+    service does not wait for a check; what it had not stored is not stored)."""
+
+    def __init__(self, store: Store, home: Path, workers: int = 1):
+        self.store, self.home = store, home
+        self._jobs: dict[int, Job] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[Job | None] = queue.Queue()
+        self.folder = Path(tempfile.mkdtemp(prefix="arena-uploads-"))
+        self._threads = [
+            threading.Thread(target=self._work, name=f"arena-submissions-{n}", daemon=True)
+            for n in range(workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+
+    def new_archive(self) -> Path:
+        """A fresh private path for an uploaded archive."""
+        handle, path = tempfile.mkstemp(dir=self.folder, suffix=".upload")
+        os.close(handle)
+        return Path(path)
+
+    def add(self, account: AccountRecord, archive: Path, name: str | None) -> Job:
+        """Queue the archive at `archive` (the job's own file now) for `account`."""
+        with self._lock:
+            job = Job(next(self._ids), account.name, account.owner, archive, name)
+            self._jobs[job.id] = job
+        self._queue.put(job)
+        return job
+
+    def get(self, job_id: int, account: AccountRecord) -> Job:
+        """The job `job_id` if `account` made it (or is an organiser's); NotFound otherwise
+        (another account's jobs are not told apart from none)."""
+        with self._lock:
+            job = self._jobs.get(job_id)
+        if job is None or (job.account != account.name and not account.organiser):
+            raise NotFound(f"no submission {job_id} of yours")
+        return job
+
+    def close(self) -> None:
+        """Stop taking jobs; the threads end after the one they run (or with the process)."""
+        for _thread in self._threads:
+            self._queue.put(None)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def _work(self) -> None:
+        while (job := self._queue.get()) is not None:
+            try:
+                self._run(job)
+            except ArenaError as error:
+                job.error, job.details, job.state = str(error), error.details, REFUSED
+            except Exception as error:  # a job's failure is told and logged, never lost
+                LOG.exception("submission %d of %s failed", job.id, job.account)
+                job.error, job.state = f"the submission failed: {type(error).__name__}", REFUSED
+            finally:
+                job.archive.unlink(missing_ok=True)
+                job.done.set()
+
+    def _run(self, job: Job) -> None:
+        job.state = UNPACKING
+        with tempfile.TemporaryDirectory(dir=self.folder) as unpacked:
+            folder = uploads.unpack(job.archive, Path(unpacked))
+            job.archive.unlink(missing_ok=True)
+            job.state = CHECKING
+            version, created = registry.submit(
+                self.store, self.home, str(folder), job.name, owner=job.owner
+            )
+        bot = self.store.version_names()[version.id or 0][0]
+        job.result = {
+            "bot": bot,
+            "version": version.number,
+            "sha256": version.sha256,
+            "created": created,
+        }
+        job.state = REGISTERED if created else UNCHANGED

@@ -1,0 +1,181 @@
+"""The service's endpoints: each reads its request, calls the store, the reports or the
+submissions, and answers JSON. No rule, SQL or sandbox logic lives here."""
+
+from __future__ import annotations
+
+import shutil
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi.responses import JSONResponse
+
+from arena.games import all_games
+from arena.results import reports
+from arena.service import views
+from arena.service.auth import Viewer, viewer
+from arena.service.errors import Forbidden, NotFound
+from arena.service.guards import RateLimit
+from arena.service.jobs import Jobs
+from arena.store import Store
+from arena.submissions.removal import remove_bot
+
+router = APIRouter(prefix="/api")
+Seen = Annotated[Viewer, Depends(viewer)]
+
+
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
+
+
+@router.get("/health", summary="Whether the service answers")
+def health() -> dict[str, Any]:
+    return {"ok": True}
+
+
+@router.get("/me", summary="The account of the request's token")
+def me(seen: Seen) -> dict[str, Any]:
+    account = seen.author()
+    return {"account": account.name, "owner": account.owner, "organiser": account.organiser}
+
+
+@router.get("/games", summary="The games, their player ranges and rules versions")
+def games() -> list[dict[str, Any]]:
+    return [
+        {
+            "game": g.spec.id,
+            "rules": g.spec.version,
+            "min_players": g.spec.min_players,
+            "max_players": g.spec.max_players,
+        }
+        for g in all_games()
+    ]
+
+
+@router.get("/leaderboard/{game}", summary="A game's all-time board (arena leaderboard GAME)")
+def leaderboard(
+    request: Request,
+    game: str,
+    seen: Seen,
+    latest: bool = False,
+    rules_version: Annotated[int | None, Query(ge=1)] = None,
+) -> list[dict[str, Any]]:
+    return views.board(_store(request), game, latest, rules_version)
+
+
+@router.get("/bots", summary="Every registered bot (arena bot list)")
+def bots(request: Request, seen: Seen) -> list[dict[str, Any]]:
+    return reports.bots(_store(request))
+
+
+@router.get("/bots/{name}", summary="A bot's page (arena bot show NAME)")
+def bot(request: Request, name: str, seen: Seen) -> dict[str, Any]:
+    return views.bot(_store(request), seen, name)
+
+
+@router.get("/bots/{name}/versions", summary="A bot's versions")
+def versions(request: Request, name: str, seen: Seen) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = views.bot(_store(request), seen, name)["versions"]
+    return found
+
+
+@router.get("/bots/{name}/matches", summary="A bot's recent recorded matches")
+def bot_matches(
+    request: Request, name: str, seen: Seen, limit: Annotated[int, Query(ge=1, le=500)] = 50
+) -> list[dict[str, Any]]:
+    return views.matches(_store(request), seen, name, limit)
+
+
+@router.get("/matches/{match_id}", summary="One match and its seats")
+def match(request: Request, match_id: int, seen: Seen) -> dict[str, Any]:
+    return views.match(_store(request), seen, _id(match_id))
+
+
+@router.get("/matches/{match_id}/replay", summary="A stored match's replay (protocol/REPLAY.md)")
+def replay(request: Request, match_id: int, seen: Seen) -> dict[str, Any]:
+    return views.replay(_store(request), seen, _id(match_id))
+
+
+def _id(match_id: int) -> int:
+    if not 1 <= match_id < 2**63:
+        raise NotFound(f"no match {match_id}")
+    return match_id
+
+
+@router.post(
+    "/bots",
+    status_code=202,
+    summary="Submit a bot folder as a .tar.gz or .zip (the job's state: GET /api/submissions/ID)",
+)
+def submit(
+    request: Request,
+    seen: Seen,
+    archive: Annotated[UploadFile, File(description="The bot folder, .tar.gz or .zip")],
+    name: Annotated[str | None, Form(description="Register under this name")] = None,
+) -> dict[str, Any]:
+    account = seen.author()
+    limit: RateLimit = request.app.state.rate
+    limit.take(account.name)
+    jobs: Jobs = request.app.state.jobs
+    path = jobs.new_archive()
+    with open(path, "wb") as saved:
+        shutil.copyfileobj(archive.file, saved)
+    return jobs.add(account, path, name or None).shown()
+
+
+@router.get("/submissions/{job_id}", summary="How far a submission has got")
+def submission(request: Request, job_id: int, seen: Seen, wait: float = 0.0) -> dict[str, Any]:
+    jobs: Jobs = request.app.state.jobs
+    job = jobs.get(job_id, seen.author())
+    if wait > 0:
+        job.done.wait(min(wait, 30.0))
+    return job.shown()
+
+
+@router.post("/bots/{name}/retire", summary="Retire a bot or one version (owner or organiser)")
+def retire(
+    request: Request, name: str, seen: Seen, version: Annotated[int | None, Query(ge=1)] = None
+) -> dict[str, Any]:
+    return _retire(request, seen, name, version, True)
+
+
+@router.post(
+    "/bots/{name}/reinstate", summary="Reinstate a bot or one version (owner or organiser)"
+)
+def reinstate(
+    request: Request, name: str, seen: Seen, version: Annotated[int | None, Query(ge=1)] = None
+) -> dict[str, Any]:
+    return _retire(request, seen, name, version, False)
+
+
+def _retire(
+    request: Request, seen: Seen, name: str, version: int | None, retired: bool
+) -> dict[str, Any]:
+    store = _store(request)
+    account = seen.author()
+    owner = store.bot_owner(name)
+    if owner is None:
+        raise NotFound(f"no bot called {name!r}")
+    if owner != account.owner and not account.organiser:
+        raise Forbidden(f"bot {name!r} is not account {account.name!r}'s")
+    # an organiser acts as the owner (the store checks the owner in its transaction)
+    changed = store.retire(name, owner, version, retired)
+    return {"bot": name, "version": version, "retired": retired, "changed": changed}
+
+
+@router.delete("/bots/{name}", summary="Remove a bot that never played (its owner only)")
+def remove(request: Request, name: str, seen: Seen) -> dict[str, Any]:
+    store = _store(request)
+    account = seen.author()
+    owner = store.bot_owner(name)
+    if owner is None:
+        raise NotFound(f"no bot called {name!r}")
+    if owner != account.owner:
+        raise Forbidden(f"bot {name!r} is not account {account.name!r}'s")
+    removed = remove_bot(store, request.app.state.home, name, account.owner)
+    return {"bot": name, "folders": len(removed.folders)}
+
+
+def error_response(status: int, message: str, details: str = "", **headers: str) -> JSONResponse:
+    """The one shape of every error the service answers."""
+    return JSONResponse({"error": message, "details": details}, status, headers=headers or None)
