@@ -20,10 +20,10 @@ from arena.games import load_game
 from arena.match.run import MatchResult, MatchSpec, SeatResult
 from arena.results import reports
 from arena.results.rating import NEW_VERSION_SIGMA, environment, inherited, rate
+from arena.skill import SIGMA
 from arena.status import MatchStatus, SeatStatus
 from arena.store import MatchRecord, SeatRecord, Skill, Store
 from arena.store.models import Match
-from arena.store.records import SIGMA
 from arena.tournament import ladder, runner
 from arena.tournament.config import ConfigError, TournamentConfig
 from tests.helpers import kill_once_recorded

@@ -16,6 +16,8 @@ draw probability 10 %), which are those of the `take-that` environment.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
@@ -178,3 +180,15 @@ def test_a_long_chain_of_matches_rates_exactly_as_the_package() -> None:
         for b, f, s in zip(seated, new_fast, new_slow, strict=True):
             fast[b], slow[b] = f, s
     assert fast == slow
+
+
+def test_the_rating_rule_loads_no_database_code() -> None:
+    """arena.results.rating rates in arena.skill's Skill: importing it loads no store."""
+    probe = (
+        "import sys, arena.results.rating\n"
+        "heavy = {'sqlmodel', 'sqlalchemy', 'arena.store'}\n"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=60)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout.decode().strip() == "[]"

@@ -19,10 +19,10 @@ from typing import TypeVar
 import trueskill
 
 from arena.games import load_game
-from arena.store.records import MU, SIGMA, Skill
+from arena.skill import MU, SIGMA, Skill
 
 #: TrueSkill's published defaults: mu 25, sigma 25/3 (the scale ratings are stored on,
-#: arena.store.records), beta 25/6, tau 25/300.
+#: arena.skill), beta 25/6, tau 25/300.
 BETA = SIGMA / 2
 TAU = SIGMA / 100
 

@@ -17,8 +17,9 @@ from typing import Any
 
 from arena.games import load_game
 from arena.results import headtohead, rating
+from arena.skill import Skill
 from arena.status import VOID, SeatStatus
-from arena.store import LeaderRow, Skill, Store, SuspensionRecord
+from arena.store import LeaderRow, Store, SuspensionRecord
 from arena.store.models import Match, MatchSeat, Tournament
 
 #: How much of a forfeit's stderr the reports show (the store keeps up to 4,000 characters).

@@ -20,6 +20,7 @@ from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
 import arena.store.counting as counting
+from arena.skill import Skill
 from arena.status import VOID, MatchStatus, SeatStatus
 from arena.store.database import Database
 from arena.store.models import (
@@ -31,7 +32,7 @@ from arena.store.models import (
     Rating,
     Suspension,
 )
-from arena.store.records import Inherit, LeaderRow, Skill, SuspensionRecord
+from arena.store.records import Inherit, LeaderRow, SuspensionRecord
 
 
 class Queries(Database):

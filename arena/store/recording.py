@@ -25,10 +25,11 @@ from sqlmodel import col
 import arena.store.counting as counting
 import arena.store.queries as queries
 from arena.errors import StoreError
+from arena.skill import Skill
 from arena.status import MatchStatus
 from arena.store.database import Database
 from arena.store.models import Match, MatchReplay, MatchSeat, Rating, Suspension, now
-from arena.store.records import Inherit, MatchRecord, Rater, SeatRecord, Skill, SuspensionRecord
+from arena.store.records import Inherit, MatchRecord, Rater, SeatRecord, SuspensionRecord
 
 
 class Recording(Database):

@@ -1,13 +1,9 @@
 """What crosses the store's edge: the records callers hand it and the rows it gives back.
 
-Plain values, no SQL: a rating (`Skill`, on the scale every rating is stored on), a
-finished match and its seats as the tournament runner records them, a suspension, a
-leaderboard row. Statuses are arena.status members (a caller's word, `"ok"`, is made
-the member on the way in: a misspelt one fails here, not in a query).
-
-`Skill` lives here, below arena.results, because the store keeps ratings and the
-results layer computes them: arena.results.rating rates in it, and the store, which
-must not import the rating rule, still hands back the very values it rates.
+Plain values, no SQL: a rating (`Skill`, from arena.skill, which arena.results.rating
+rates in), a finished match and its seats as the tournament runner records them, a
+suspension, a leaderboard row. Statuses are arena.status members (a caller's word,
+`"ok"`, is made the member on the way in: a misspelt one fails here, not in a query).
 """
 
 from __future__ import annotations
@@ -15,35 +11,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from arena.skill import Skill
 from arena.status import MatchStatus, SeatStatus
 
-#: The rating scale, TrueSkill's published defaults: the belief in a version that
-#: has not played (arena.results.rating builds its TrueSkill environment on it).
-MU = 25.0
-SIGMA = MU / 3
-
-
-@dataclass(frozen=True)
-class Skill:
-    """A TrueSkill belief: mean and uncertainty."""
-
-    mu: float
-    sigma: float
-
-    @classmethod
-    def initial(cls) -> Skill:
-        """The rating of a version that has not played yet."""
-        return cls(MU, SIGMA)
-
-    @property
-    def conservative(self) -> float:
-        """mu - 3 sigma: the leaderboard's sort key (trueskill's `expose` with defaults).
-
-        >>> Skill.initial().conservative
-        0.0
-        """
-        return self.mu - 3 * self.sigma
-
+__all__ = [
+    "Inherit",
+    "LeaderRow",
+    "MatchRecord",
+    "Rater",
+    "SeatRecord",
+    "Skill",
+    "SuspensionRecord",
+]
 
 #: What rates one match: the seats' skills before -> after (arena.results.rating.rate, bound).
 Rater = Callable[[list[Skill]], list[Skill]]

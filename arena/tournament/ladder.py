@@ -50,7 +50,8 @@ import trueskill
 
 from arena.match.run import MatchResult
 from arena.results.rating import BETA, environment
-from arena.store import Skill, Store
+from arena.skill import Skill
+from arena.store import Store
 from arena.store.models import Match, Tournament
 from arena.submissions.manifest import BUNDLED_BOTS, bundled_names, load_manifest
 from arena.tournament.config import ConfigError, TournamentConfig

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.results.sprt import Sprt
-from arena.store import Skill
+from arena.skill import Skill
 from arena.tournament.config import TournamentConfig
 
 _DEFAULTS = TournamentConfig()
