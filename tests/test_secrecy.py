@@ -154,7 +154,7 @@ def test_a_replay_records_its_seeds_and_verifies_without_any_secret(
     summary = play_json(tmp_path, SHOW_START, POLITE, "--seed", "7", "--replay", str(path))
     given = json.loads(summary["seats"][0]["stderr_tail"].splitlines()[0])
     data = json.loads(path.read_text())
-    assert data["version"] == 2 and data["seed"] == 7
+    assert data["version"] == 3 and data["seed"] == 7
     assert len(data["deal_seed"]) == 64 and int(data["deal_seed"], 16) != 7
     assert data["seats"][0]["seed"] == given["seed"]
     assert data["match"] == "take-that-7" != given["match"]  # the label is never given

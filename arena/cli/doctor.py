@@ -32,7 +32,7 @@ def doctor(
         if not all(row["ok"] for row in rows):
             typer.echo("warning: some checks failed on some workers", err=True)
         return
-    from arena.sandbox.report import runtime_rows
+    from arena.sandbox.report import CPU_UNCOUNTED, runtime_rows
     from arena.sandbox.runtimes import runtimes_file
 
     found = summary()
@@ -69,3 +69,5 @@ def doctor(
             "beside it time out (give arena a cgroup v1 cpu controller or a delegated v2 cpu)",
             err=True,
         )
+    if not any(r["active"] for r in found["protections"] if r["protection"] == "cgroup cpuacct"):
+        typer.echo(f"warning: no CPU accounting for bots here: {CPU_UNCOUNTED}", err=True)

@@ -57,7 +57,9 @@ def bot_ref(name_or_path: str, game_id: str, registered: Registered | None = Non
     if not manifest.plays(game_id):
         games = ", ".join(manifest.games)
         raise BotFolderError(f"bot {manifest.name} does not play {game_id} (it plays {games})")
-    return BotRef(manifest.name, str(manifest.folder), tuple(prepare(manifest)))
+    return BotRef(
+        manifest.name, str(manifest.folder), tuple(prepare(manifest)), protocol=manifest.protocol
+    )
 
 
 #: Public seeds are stored as signed 64-bit integers (BIGINT).

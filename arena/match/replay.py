@@ -29,8 +29,11 @@ from arena.resources import PROTOCOL_DOCS
 from arena.status import SeatStatus
 
 T = TypeVar("T")
-#: The replay versions this arena reads: 1 (before deal seeds were recorded) and 2.
-READABLE_VERSIONS = (1, REPLAY_VERSION)
+#: The replay versions this arena reads: 1 (before deal seeds were recorded), 2 (before
+#: time controls and debug text were recorded) and 3.
+READABLE_VERSIONS = (1, 2, REPLAY_VERSION)
+#: What a decision event of version 3 may hold that one of version 1 or 2 may not.
+_V3_DECISION_KEYS = ("charged_ms", "bank_ms", "debug")
 
 
 def dumps(replay: dict[str, Any]) -> bytes:
@@ -77,13 +80,21 @@ def parse(raw: bytes, path: str | Path) -> dict[str, Any]:
 def _validator(version: int) -> jsonschema.protocols.Validator:
     """The JSON Schema validator of a replay version (protocol/schemas/replay.schema.json).
 
-    The schema describes the current version; version 1 differs only in having no
-    deal seed and no fallback seeds.
+    The schema describes the current version; version 2 differs only in having no time
+    control and no charged time, bank or debug text in its decisions, version 1 also in
+    having no deal seed and no fallback seeds.
     """
     schema = orjson.loads((PROTOCOL_DOCS / "schemas" / "replay.schema.json").read_bytes())
-    if version == 1:
+    if version < REPLAY_VERSION:
         schema = copy.deepcopy(schema)
-        schema["properties"]["version"] = {"const": 1}
+        schema["properties"]["version"] = {"const": version}
+        schema["required"].remove("time_control")
+        del schema["properties"]["time_control"]
+        for event in schema["properties"]["events"]["items"]["oneOf"]:
+            if "decision" in event["properties"]:
+                for key in _V3_DECISION_KEYS:
+                    del event["properties"][key]
+    if version == 1:
         schema["required"].remove("deal_seed")
         seat = schema["properties"]["seats"]["items"]
         seat["required"] = [key for key in seat.get("required", []) if key != "fallback_seed"]

@@ -25,7 +25,7 @@ import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from arena import controls
 from arena.games import Decision, Game, Outcome, load_game
@@ -34,6 +34,7 @@ from arena.players.pool import BotPool
 from arena.players.process import BotProcess
 from arena.protocol import messages
 from arena.protocol.errors import BotError
+from arena.protocol.clock import SeatClock, TimeControl
 from arena.sandbox.bwrap import VerifiedRead
 from arena.sandbox.limits import Limits
 from arena.sandbox.spawn import expect_version
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
 LOG = logging.getLogger("arena.match")
 REPLAY_FORMAT = "arena-replay"
 #: 2: the deal seed and each seat's fallback seed are recorded; seeds are keyed.
-REPLAY_VERSION = 2
+#: 3: the time control, and per decision what it was charged, the bank left, its debug text.
+REPLAY_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class BotRef:
     #: run the bot from its own verified copy (arena.tournament.bundles).
     sha256: str | None = None
 
+    #: The protocol version the bot speaks (its bot.toml's `protocol`).
+    protocol: int = messages.PROTOCOL_VERSION
 
 @dataclass(frozen=True)
 class MatchSpec:
@@ -78,10 +82,13 @@ class MatchSpec:
     seats: tuple[BotRef, ...]
     variant: dict[str, Any] = field(default_factory=dict)
     decision_timeout: float = 1.0
+    #: The limit per decision in seconds, when `time_control` is None (protocol 1's deadline).
     startup_timeout: float = 10.0
     limits: Limits = field(default_factory=Limits)
     keys: seeds.MatchKeys | None = None
 
+    #: The seats' time control (None: `decision_timeout` per decision).
+    time_control: TimeControl | None = None
 
 @dataclass
 class SeatResult:
@@ -154,9 +161,10 @@ def final_ranks(
 class _Seat:
     """A seat during a match: its bot process (until forfeited) and its fallback."""
 
-    def __init__(self, index: int, ref: BotRef, keys: seeds.MatchKeys):
+    def __init__(self, index: int, ref: BotRef, keys: seeds.MatchKeys, control: TimeControl):
         self.index = index
         self.ref = ref
+        self.clock = SeatClock(control)
         self.bot: BotProcess | None = None
         self.status = SeatStatus.OK
         self.detail = ""
@@ -203,13 +211,23 @@ def _seat_start(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> None
         players=game.players,
         seat=seat.index,
         seed=seat.bot_seed,
-        decision_timeout_ms=int(spec.decision_timeout * 1000),
+        decision_timeout_ms=int(spec.control.first_limit * 1000),
+        protocol=ref.protocol,
+        time_control={
+            **spec.control.message(),
+            "startup_ms": int(spec.startup_timeout * 1000),
+        },
     )
     if ref.sha256 is not None:  # a stored version runs only as the bytes it was checked with
         expect_version(Path(ref.folder), _checked_reading(Path(ref.folder), ref.sha256))
     try:
         seat.bot = pool.acquire(
-            ref.name, ref.argv, Path(ref.folder), spec.limits, deal=spec.keys.deal
+            ref.name,
+            ref.argv,
+            Path(ref.folder),
+            spec.limits,
+            deal=spec.keys.deal,
+            protocol=ref.protocol,
         )
         seat.bot.start_match(message, time.monotonic() + spec.startup_timeout)
     except BotError as error:
@@ -249,30 +267,72 @@ def _start_seats(spec: MatchSpec, seats: list[_Seat], game: Game, pool: BotPool)
             raise failure
 
 
-def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> tuple[Decision, float, str]:
-    """One decision from the seat's bot, or from its fallback once it is forfeited."""
+@dataclass
+class _Answer:
+    """One decision as the replay records it: who made it and what it cost."""
+
+    decision: Decision
+    wall: float = 0.0
+    charged: float = 0.0
+    bank: float | None = None
+    debug: str | None = None
+    fallback: bool = False
+
+    def event(self, seat: int) -> dict[str, Any]:
+        """The replay's event (protocol/REPLAY.md)."""
+        event: dict[str, Any] = {"seat": seat, "decision": self.decision}
+        event["ms"] = round(self.wall * 1000, 3)
+        if self.fallback:
+            event["by"] = "fallback"
+            return event
+        event["charged_ms"] = round(self.charged * 1000, 3)
+        if self.bank is not None:
+            event["bank_ms"] = round(self.bank * 1000, 3)
+        if self.debug is not None:
+            event["debug"] = self.debug
+        return event
+
+
+def _observation(game: Game, seat: int, protocol: int) -> dict[str, Any]:
+    """What the seat is shown, in the shape of its protocol version."""
+    if protocol == 1:
+        return game.observe(seat)
+    observe = getattr(game, "observation", game.observe)  # the version-2 envelope
+    return cast(dict[str, Any], observe(seat))
+
+
+def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> _Answer:
+    """One decision from the seat's bot, or from its fallback once it is forfeited.
+    limit = seat.clock.limit()
+    observation = _observation(game, seat.index, bot.protocol)
+    time_left = None if bot.protocol == 1 else seat.clock.request()
+
+    The bot may be charged (arena.protocol.clock) up to its clock's limit; what the
+    answer cost is taken from its clock.
+    """
     legal = game.legal(seat.index)
-    if seat.bot is None:
-        return seat.fallback.choice(legal), 0.0, "fallback"
+    bot = seat.bot
+    if bot is None:
+        return _Answer(seat.fallback.choice(legal), fallback=True)
     seat.requests += 1
     message = messages.decide_message(
-        seat.requests, game.observe(seat.index), legal, int(spec.decision_timeout * 1000)
+        seat.requests, observation, legal, int(limit * 1000), time_left
     )
-    began = time.monotonic()
     try:
-        answer = seat.bot.decide(message, began + spec.decision_timeout)
+        answer = bot.decide(message, time.monotonic() + limit)
     except BotError as error:
         seat.forfeit(error.status, str(error), pool)
-        return seat.fallback.choice(legal), 0.0, "fallback"
-    took = time.monotonic() - began
-    seat.think += took
+        return _Answer(seat.fallback.choice(legal), fallback=True)
+    spent = bot.transport.last_spent
+    seat.think += spent.wall
+    seat.clock.charge(spent.charged)
     decision = messages.find_legal(answer, legal)
     if decision is None:
         shown = messages.describe(answer)
         seat.forfeit(SeatStatus.ILLEGAL, f"answered {shown}, which was not offered", pool)
-        return seat.fallback.choice(legal), took, "fallback"
+        return _Answer(seat.fallback.choice(legal), spent.wall, fallback=True)
     seat.decisions += 1
-    return decision, took, "bot"
+    return _Answer(decision, spent.wall, spent.charged, seat.clock.bank, bot.last_debug)
 
 
 def _forfeit_event(seat: _Seat) -> dict[str, Any]:
@@ -311,13 +371,11 @@ def _play(spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool) -> lis
         for index in game.to_move():
             seat = seats[index]
             was_ok = seat.status is SeatStatus.OK
-            decision, took, by = _ask(spec, seat, game, pool)
+            answer = _ask(spec, seat, game, pool)
             if was_ok and seat.status is not SeatStatus.OK:
                 events.append(_forfeit_event(seat))
-            choices[index] = decision
-            events.append({"seat": index, "decision": decision, "ms": round(took * 1000, 3)})
-            if by == "fallback":
-                events[-1]["by"] = "fallback"
+            choices[index] = answer.decision
+            events.append(answer.event(index))
         game.apply_joint(choices)
         applied += len(choices)
         if applied > game.spec.max_decisions:
@@ -370,7 +428,7 @@ def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
     pool = pool or BotPool(reuse=False)
     game_cls = load_game(spec.game)
     game = game_cls.new(len(spec.seats), keys.deal, spec.variant)
-    seats = [_Seat(i, ref, keys) for i, ref in enumerate(spec.seats)]
+    seats = [_Seat(i, ref, keys, spec.control) for i, ref in enumerate(spec.seats)]
     result = MatchResult(
         match_id=spec.match_id,
         game=spec.game,
@@ -461,6 +519,7 @@ def make_replay(
         "match": spec.match_id,
         "game": spec.game,
         "game_version": game.spec.version,
+        "time_control": str(spec.control),
         "variant": dict(game.variant),
         "seed": spec.seed,
         "deal_seed": f"{keys.deal:064x}",

@@ -27,6 +27,7 @@ import threading
 from collections import Counter, OrderedDict, defaultdict, deque
 from pathlib import Path
 
+from arena.protocol.messages import PROTOCOL_VERSION
 from arena.players.process import BotProcess
 from arena.sandbox.limits import Limits
 
@@ -87,6 +88,7 @@ class BotPool:
         folder: Path,
         limits: Limits,
         deal: int | None = None,
+        protocol: int = PROTOCOL_VERSION,
     ) -> BotProcess:
         """An idle live process for this bot that has not played `deal`, or a new one.
 
@@ -111,6 +113,7 @@ class BotPool:
         if chosen is None:
             chosen = self._spawn(name, argv, folder, limits)
         chosen.name = name
+        chosen.protocol = protocol  # the bot's manifest says, and its folder is the key
         if deal is not None:
             chosen.deals.add(deal)
         return chosen

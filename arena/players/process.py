@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.protocol.clock import WALL_FACTOR, Spent
 from arena.protocol.errors import BotCrashed, BotError, BotProtocolError, BotTimeout
 from arena.protocol.messages import text_of
 from arena.protocol.session import Session
@@ -76,6 +77,8 @@ class ProcessTransport:
         self.last_line = b""
         #: When the process was started.
         self.spawned_at = 0.0
+        #: What the last answer cost (`exchange`).
+        self.last_spent = Spent(0.0, None)
 
     # ----- life cycle ----------------------------------------------------
     def spawn(self) -> None:
@@ -196,37 +199,74 @@ class ProcessTransport:
     # ----- reading ---------------------------------------------------------
     def exchange(self, data: bytes, deadline: float) -> bytes:
         """Write a request whole and return the bot's next line, its answer, as `write`
-        and `read_line` would.
+        and `read_line` would, with `last_spent` set to what the answer cost.
+
+        `deadline` is on the bot's own clock (arena.protocol.clock.charge): the answer may
+        cost up to `deadline` minus now, counted as the CPU time of the bot's process tree
+        (its cgroup), or a third of the wall time if that is more; where no CPU is counted,
+        as wall time. Host load therefore does not run a bot out of time.
 
         This is the per-decision hot path, so the common case (the whole request written
         at once, then one read giving exactly one whole line that is not blank) takes the
-        fewest steps, two system calls; anything else goes to `_write_all` and `read_line`,
-        which handle it in full, with the bytes already read put back first.
+        fewest steps, two system calls and no CPU reading (it took microseconds: its wall
+        time is charged); anything else goes to `_write_all` and `_read_charged`, which
+        handle it in full, with the bytes already read put back first.
         """
+        began = time.monotonic()
+        limit = deadline - began
         try:
             written = os.write(self._in, data)
         except BlockingIOError:
             written = 0
         except OSError as error:
             raise BotCrashed(self._exit_text("stopped reading its input")) from error
-        if written != len(data):
-            self._write_all(memoryview(data)[written:], deadline)
-        chunk = b""
-        if not self._buffer and _READ_FIRST:  # see `_first_chunk`
+        if written == len(data) and not self._buffer and _READ_FIRST:
             try:
-                chunk = self._out_raw.read(_READ_CHUNK) or self._first_chunk(deadline)
+                chunk = self._out_raw.read(_READ_CHUNK) or b""
             except OSError:
                 chunk = b""
-        if chunk:
-            self._stdout_bytes += len(chunk)
-            if self._stdout_bytes > MAX_STDOUT_BYTES_PER_MATCH:
-                raise BotProtocolError("wrote more than the output allowed per match")
-            if chunk.find(b"\n") == len(chunk) - 1 and not chunk.isspace():  # one whole line
-                line = self.last_line = chunk[:-1]
-                return line
-            self._buffer += chunk
+            if chunk:  # see `_first_chunk`
+                self._stdout_bytes += len(chunk)
+                if self._stdout_bytes > MAX_STDOUT_BYTES_PER_MATCH:
+                    raise BotProtocolError("wrote more than the output allowed per match")
+                if chunk.find(b"\n") == len(chunk) - 1 and not chunk.isspace():  # one line
+                    self.last_spent = Spent(time.monotonic() - began, None)
+                    line = self.last_line = chunk[:-1]
+                    return line
+                self._buffer += chunk
+        return self._read_charged(data, written, began, limit)
+
+    def _read_charged(self, data: bytes, written: int, began: float, limit: float) -> bytes:
+        """The rest of `exchange` when the answer was not there at once: the bot's CPU
+        clock is read now (from here on the bot's time is counted), then whenever the
+        wall time says the answer could be over its limit, and once the answer is in."""
+        cpu_at = self._cpu_seconds()
+        watch = _Watch(began, limit, cpu_at, self._cpu_seconds)
+        if written != len(data):
+            self._write_all(memoryview(data)[written:], began + watch.ceiling)
         self.last_line = b""
-        return self.read_line(deadline)
+        if not self._buffer and _READ_FIRST:
+            chunk = self._first_chunk(watch.next_check())
+            if chunk:
+                self._stdout_bytes += len(chunk)
+                if self._stdout_bytes > MAX_STDOUT_BYTES_PER_MATCH:
+                    raise BotProtocolError("wrote more than the output allowed per match")
+                self._buffer += chunk
+        while True:
+            try:
+                line = self.read_line(watch.next_check())
+                break
+            except BotTimeout:
+                if watch.over():
+                    raise BotTimeout(watch.verdict()) from None
+        self.last_spent = watch.spent()
+        if self.last_spent.charged > limit:
+            raise BotTimeout(watch.verdict())
+        return line
+
+    def _cpu_seconds(self) -> float | None:
+        """The CPU seconds the bot's process tree has used (None: not counted here)."""
+        return self.sandbox.tree_cpu_seconds() if self.sandbox is not None else None
 
     def _first_chunk(self, deadline: float) -> bytes:
         """What one read gives once stdout is ready, within `_WATCH_S`; else b"".
@@ -335,6 +375,49 @@ class ProcessTransport:
         if note:
             return f"{what}: {ended} after a process of it was {note}"
         return f"{what}: {ended}"
+
+
+class _Watch:
+    """One slow answer's clock: when to look again, and whether it is over its limit.
+
+    Between looks arena sleeps in `poll`; it reads the bot's CPU clock only at a look.
+    CPU time grows at most as fast as wall time (the bot's cgroup has at most one core),
+    so after a look that found `charged` of `limit` spent, the next look is due no sooner
+    than `limit - charged` later; a bot without CPU accounting is over at its wall limit.
+    """
+
+    def __init__(self, began: float, limit: float, cpu_at: float | None, read: Any):
+        self.began, self.limit, self.cpu_at, self.read = began, limit, cpu_at, read
+        #: The most wall time an answer may take, whatever its CPU: WALL_FACTOR x the limit.
+        self.ceiling = limit * WALL_FACTOR if cpu_at is not None else limit
+        self._due = began + limit
+        self._last = Spent(0.0, None)
+
+    def next_check(self) -> float:
+        """The wall deadline of the next wait: the next look at the clock."""
+        return self._due
+
+    def spent(self) -> Spent:
+        """What the answer has cost so far."""
+        wall = time.monotonic() - self.began
+        if self.cpu_at is None:
+            return Spent(wall, None)
+        now = self.read()
+        return Spent(wall, None if now is None else max(0.0, now - self.cpu_at))
+
+    def over(self) -> bool:
+        """Look at the clock: True when the answer has used its limit, else when to look next."""
+        self._last = spent = self.spent()
+        left = self.limit - spent.charged
+        if left <= 0:
+            return True
+        self._due = time.monotonic() + max(left, 0.001)
+        return False
+
+    def verdict(self) -> str:
+        """The timeout's detail: what was charged, of what limit."""
+        spent = self._last if self._last.wall else self.spent()
+        return f"no answer within its time: {spent.describe()} of {self.limit * 1000:.0f} ms"
 
 
 class BotProcess(Session[ProcessTransport]):

@@ -9,15 +9,26 @@ session (arena.protocol.session) is the one reader of a bot's lines that uses
 
 from __future__ import annotations
 
+import json
 import reprlib
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
 from arena import ArenaError
 from arena.games.base import Decision
 
+#: The protocol versions arena speaks: a bot declares one in bot.toml (`protocol`), 1 if
+#: it declares none (PROTOCOL.md: version 1 is still served, unchanged).
+PROTOCOL_VERSIONS = (1, 2)
+#: The version of a bot that declares none.
 PROTOCOL_VERSION = 1
+#: The version the starter kits and bundled bots speak, and `arena bot new` writes.
+LATEST_PROTOCOL = 2
+#: Most of a version-2 decision's `debug` text kept, per decision and per match (UTF-8
+#: bytes); beyond, it is cut with a marker (`debug_text`), never a forfeit.
+DEBUG_DECISION_BYTES = 1024
+DEBUG_MATCH_BYTES = 64 * 1024
 
 
 class ProtocolError(ArenaError, ValueError):
@@ -52,6 +63,57 @@ def message_in(line: bytes) -> dict[str, Any] | None:
     return None
 
 
+def lenient_message_in(line: bytes) -> dict[str, Any] | None:
+    """`message_in` for a version-2 answer that orjson refused: JSON with a lone UTF-16
+    surrogate escape (``"\\ud800"``), which RFC 8259 leaves to the reader, is read with
+    each such surrogate as U+FFFD; anything else orjson refuses stays refused."""
+    try:
+        message = json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError, TypeError):
+        return None
+    if type(message) is not dict or type(message.get("type")) is not str:
+        return None
+    return cast(dict[str, Any], _without_surrogates(message))
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _without_surrogates(value: Any) -> Any:
+    """`value` with every lone surrogate in its strings as U+FFFD."""
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, list):
+        return [_without_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_surrogates(k): _without_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def debug_text(value: Any, left: int) -> tuple[str, int]:
+    """What is kept of a decision's `debug` value, and its UTF-8 size, with `left` bytes
+    left of the match's DEBUG_MATCH_BYTES: at most DEBUG_DECISION_BYTES and `left`, cut at
+    a character with a marker that says how much was cut; a value that is no string is
+    replaced by a marker. The text is kept as the bot sent it (markup, ANSI, anything):
+    whoever shows it escapes it.
+
+    >>> debug_text("héllo wörld", 4)
+    ('hél[debug cut: 4 of 13 bytes kept]', 4)
+    >>> debug_text(["not", "text"], 100)
+    ('[debug ignored: not a string]', 0)
+    """
+    if not isinstance(value, str):
+        return "[debug ignored: not a string]", 0
+    data = value.encode("utf-8", "surrogatepass")
+    keep = min(DEBUG_DECISION_BYTES, max(0, left))
+    if len(data) <= keep:
+        return value, len(data)
+    kept = data[:keep].decode("utf-8", "ignore")  # a character cut in two is dropped
+    size = len(kept.encode("utf-8", "surrogatepass"))
+    return f"{kept}[debug cut: {size} of {len(data)} bytes kept]", size
+
+
 def _why_not_a_message(line: bytes) -> str:
     try:
         orjson.loads(line)
@@ -83,15 +145,19 @@ def start_message(
     seat: int,
     seed: int,
     decision_timeout_ms: int,
+    protocol: int = PROTOCOL_VERSION,
+    time_control: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The first message of a match to one seat; the bot answers `ready`.
 
     `match` and `seed` must come from arena.match.seeds (an opaque id, a keyed seed): a bot
-    must not be able to compute anything hidden, such as the deal, from them.
+    must not be able to compute anything hidden, such as the deal, from them. Version 1
+    announces the first decision's limit (`decision_timeout_ms`); version 2 the time
+    control (arena.protocol.clock.TimeControl.message, with `startup_ms`).
     """
-    return {
+    message: dict[str, Any] = {
         "type": "start",
-        "protocol": PROTOCOL_VERSION,
+        "protocol": protocol,
         "match": match,
         "game": game,
         "game_version": game_version,
@@ -99,21 +165,37 @@ def start_message(
         "players": players,
         "seat": seat,
         "seed": seed,
-        "decision_timeout_ms": decision_timeout_ms,
     }
+    if protocol == 1:
+        message["decision_timeout_ms"] = decision_timeout_ms
+    else:
+        message["time_control"] = time_control
+    return message
 
 
 def decide_message(
-    request_id: int, observation: dict[str, Any], legal: list[Decision], deadline_ms: int
+    request_id: int,
+    observation: dict[str, Any],
+    legal: list[Decision],
+    deadline_ms: int,
+    time: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Ask a seat for one decision; the answer must copy one element of `legal`."""
-    return {
+    """Ask a seat for one decision; the answer must copy one element of `legal`.
+
+    Version 1 gives the longest the answer may take (`deadline_ms`); version 2, with
+    `time` given, the seat's clock (arena.protocol.clock.SeatClock.request) instead.
+    """
+    message: dict[str, Any] = {
         "type": "decide",
         "id": request_id,
         "observation": observation,
         "legal": legal,
-        "deadline_ms": deadline_ms,
     }
+    if time is None:
+        message["deadline_ms"] = deadline_ms
+    else:
+        message["time"] = time
+    return message
 
 
 def end_message(

@@ -1,4 +1,4 @@
-"""A protocol session: one bot's side of protocol v1, spoken over a transport.
+"""A protocol session: one bot's side of the protocol (version 1 or 2), over a transport.
 
 The session alone knows the protocol: it encodes what arena sends (start, decide, end,
 quit), reads the bot's lines through its transport (arena.protocol.transport) and
@@ -8,6 +8,12 @@ those checks are written. A line that is no valid answer is BotProtocolError; th
 transport's own errors (a crash, a timeout, a line too long) pass through as they are.
 Every line is logged both ways at debug level, exactly as it went over the pipe:
 "name << line" to the bot, "name >> line" from it.
+
+The versions differ in what arena sends (the caller builds the messages for
+`protocol`: arena.protocol.messages) and in what an answer may carry: a version-2
+decision's `debug` text is kept (`last_debug`, within the per-decision and per-match
+budgets of `messages.debug_text`), and its JSON may hold lone surrogate escapes
+(`messages.lenient_message_in`). A version-1 answer is read exactly as it always was.
 """
 
 from __future__ import annotations
@@ -17,11 +23,15 @@ from typing import Any, Generic, TypeVar
 
 from arena.protocol.errors import BotProtocolError
 from arena.protocol.messages import (
+    DEBUG_MATCH_BYTES,
+    PROTOCOL_VERSION,
     QUIT,
     ProtocolError,
+    debug_text,
     decision_from,
     decode,
     encode,
+    lenient_message_in,
     message_in,
     text_of,
 )
@@ -37,12 +47,17 @@ T = TypeVar("T", bound=Transport)
 
 
 class Session(Generic[T]):
-    """Protocol v1 with one bot over `transport`; it may play several matches in a row."""
+    """The protocol with one bot over `transport`; it may play several matches in a row."""
 
-    def __init__(self, name: str, transport: T):
-        """Speak to the bot called `name` (in logs) over `transport`."""
+    def __init__(self, name: str, transport: T, protocol: int = PROTOCOL_VERSION):
+        """Speak version `protocol` to the bot called `name` (in logs) over `transport`."""
         self.name = name
         self.transport = transport
+        #: The protocol version the bot declared (bot.toml `protocol`).
+        self.protocol = protocol
+        #: The kept `debug` text of the last answer (version 2), None when it had none.
+        self.last_debug: str | None = None
+        self._debug_left = DEBUG_MATCH_BYTES
         #: The last message arena wrote to the bot, as bytes: what `arena bot check`
         #: shows for a forfeit, beside the line the bot answered (`last_line`).
         self.last_sent = b""
@@ -61,6 +76,7 @@ class Session(Generic[T]):
         read. The deadline, the output budget and MAX_LINES_BEFORE_READY bound them.
         """
         self.transport.new_match()
+        self._debug_left = DEBUG_MATCH_BYTES
         self.send(message, deadline)
         for _ in range(MAX_LINES_BEFORE_READY + 1):
             reply = message_in(self._logged(self.transport.read_line(deadline)))
@@ -84,10 +100,23 @@ class Session(Generic[T]):
         if self._debug:
             LOG.debug("%s >> %s", self.name, text_of(line))
         reply = message_in(line)
-        try:  # `decode` only to say why a line is no message
-            return decision_from(reply if reply is not None else decode(line), message["id"])
+        if self.protocol == 1:
+            try:  # `decode` only to say why a line is no message
+                return decision_from(reply if reply is not None else decode(line), message["id"])
+            except ProtocolError as error:
+                raise BotProtocolError(str(error)) from None
+        if reply is None:
+            reply = lenient_message_in(line)
+        try:
+            decision = decision_from(reply if reply is not None else decode(line), message["id"])
         except ProtocolError as error:
             raise BotProtocolError(str(error)) from None
+        assert reply is not None
+        self.last_debug = None
+        if "debug" in reply:
+            self.last_debug, size = debug_text(reply["debug"], self._debug_left)
+            self._debug_left -= size
+        return decision
 
     def send(self, message: dict[str, Any], deadline: float) -> None:
         """Write a message that has no answer (`end`, `quit`) before `deadline`."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Protocol
 
+from arena.protocol.clock import Spent
 from arena.protocol.errors import BotCrashed, BotTimeout
 from arena.protocol.messages import encode
 
@@ -26,6 +27,8 @@ class Transport(Protocol):
     #: The last line read (a too-long one cut short), b"" when none is meant: what
     #: `arena bot check` shows of the line that broke the protocol.
     last_line: bytes
+    #: What the last answer of `exchange` cost (arena.protocol.clock.Spent).
+    last_spent: Spent
 
     def new_match(self) -> None:
         """Start a match's accounts afresh (output budget, stderr tail, unread output)."""
@@ -38,7 +41,9 @@ class Transport(Protocol):
 
     def exchange(self, data: bytes, deadline: float) -> bytes:
         """`write` a request, then `read_line` its answer: the hot path of a decision, in
-        one call, which may try a read before it waits."""
+        one call, which may try a read before it waits. `deadline` is on the bot's clock:
+        the answer may cost (arena.protocol.clock.charge) up to `deadline` minus now,
+        else BotTimeout; `last_spent` says what it cost."""
 
 
 class FakeTransport:
@@ -46,7 +51,7 @@ class FakeTransport:
     next one the script expects, and makes the bot answer that write's lines.
 
     Nothing is timed: a read with nothing left to read is a timeout, or a crash once the
-    bot has exited.
+    bot has exited, and an answer costs what its script says (`spent`).
 
     >>> fake = FakeTransport()
     >>> fake.expect({"type": "quit"})
@@ -61,22 +66,28 @@ class FakeTransport:
         self.matches = 0
         #: Every write, in order.
         self.written: list[bytes] = []
-        self._script: deque[tuple[bytes, tuple[bytes, ...], bool]] = deque()
+        self._script: deque[tuple[bytes, tuple[bytes, ...], bool, Spent]] = deque()
         self._unread: deque[bytes] = deque()
         self._exited = False
+        self._spent = self.last_spent = Spent(0.0, None)
 
     def expect(
-        self, message: dict[str, Any] | bytes, *replies: str | bytes, then_exit: bool = False
+        self,
+        message: dict[str, Any] | bytes,
+        *replies: str | bytes,
+        then_exit: bool = False,
+        spent: Spent | None = None,
     ) -> None:
         """Script the next write: `message` (as `messages.encode` writes it, unless given
         as bytes); the bot answers it with `replies`, each one line as a transport gives it
-        (no newline, not blank), and with `then_exit` exits after writing them."""
+        (no newline, not blank), and with `then_exit` exits after writing them. Answering
+        it through `exchange` costs `spent` (nothing by default)."""
         lines = tuple(reply.encode() if isinstance(reply, str) else reply for reply in replies)
         for line in lines:
             if b"\n" in line or not line.strip():
                 raise ValueError(f"a transport gives one line that is not blank, not {line!r}")
         data = message if isinstance(message, bytes) else encode(message)
-        self._script.append((data, lines, then_exit))
+        self._script.append((data, lines, then_exit, spent or Spent(0.0, None)))
 
     def new_match(self) -> None:
         """Count the match."""
@@ -88,7 +99,7 @@ class FakeTransport:
             raise BotCrashed("stopped reading its input: exited")
         if not self._script:
             raise AssertionError(f"arena wrote {data!r}; the script expected nothing more")
-        expected, replies, then_exit = self._script[0]
+        expected, replies, then_exit, self._spent = self._script[0]
         if data != expected:
             raise AssertionError(f"arena wrote {data!r}; the script expected {expected!r}")
         self._script.popleft()
@@ -106,9 +117,15 @@ class FakeTransport:
         raise BotTimeout("no answer before the deadline")
 
     def exchange(self, data: bytes, deadline: float) -> bytes:
-        """`write`, then `read_line`: in memory an answer is there at once or never."""
+        """`write`, then `read_line`: in memory an answer is there at once or never, and
+        costs its scripted `spent`: BotTimeout if that is over `deadline` (taken as the
+        limit from 0, the fake's now)."""
         self.write(data, deadline)
-        return self.read_line(deadline)
+        line = self.read_line(deadline)
+        self.last_spent = self._spent
+        if self._spent.charged > deadline:
+            raise BotTimeout(f"no answer within its time: {self._spent.describe()}")
+        return line
 
     def assert_done(self) -> None:
         """AssertionError unless arena wrote every message the script expected."""

@@ -10,7 +10,10 @@ with three controllers, each where the machine lets it:
 - `cpu`: a CPU quota of `Limits.cpu_percent` of one core (CFS bandwidth) and the
   same weight as one ordinary process, for the bot and all its processes together;
 - `pids`: at most `Limits.processes` processes and threads in the whole tree,
-  which also holds a bot running as root without bubblewrap.
+  which also holds a bot running as root without bubblewrap;
+- `cpuacct`: the CPU time the whole tree used (`BotCgroup.cpu_seconds`), which is what
+  an answer is charged (arena.protocol.clock): v1's cpuacct controller, or the
+  `cpu.stat` that every v2 cgroup has.
 
 cgroup v1 has one hierarchy per controller, so a bot gets one directory in each;
 cgroup v2 has one hierarchy, so one directory. Each is a child of the cgroup arena
@@ -39,13 +42,16 @@ from arena import settings
 from arena.sandbox.limits import MIB, Limits
 
 #: The controllers a bot cgroup uses, in the order doctor reports them.
-CONTROLLERS = ("memory", "cpu", "pids")
+CONTROLLERS = ("memory", "cpu", "pids", "cpuacct")
 #: The CFS bandwidth period. Short, so a bot over its quota waits a few ms, not 100.
 CPU_PERIOD_US = 20_000
 #: v1 `cpu.shares` and v2 `cpu.weight` of every bot: the weight of one ordinary process.
 CPU_SHARES, CPU_WEIGHT = 1024, 100
 
 _COUNTER = itertools.count()
+#: The file of a cgroup that counts its CPU time, per cgroup version: nanoseconds in v1,
+#: a "usage_usec N" line in v2.
+_CPU_USAGE = {1: "cpuacct.usage", 2: "cpu.stat"}
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,8 @@ def locate(name: str, mounts: list[Mount], own: dict[str, str]) -> tuple[Path, i
     if not unified or "" not in own:
         return f"no {name} controller on this machine (cgroup v1 or v2)"
     path = _inside(unified[0], own[""])
+    if name == "cpuacct":  # not a controller in v2: every cgroup counts CPU in cpu.stat
+        return path, 2
     try:
         enabled = (path / "cgroup.subtree_control").read_text().split()
     except OSError:
@@ -125,6 +133,8 @@ def _probe(name: str, path: Path, version: int) -> str | None:
             if not (probe / file).is_file():
                 return f"{path} has no {file}"
             (probe / file).write_text(value)
+        if name == "cpuacct" and not (probe / _CPU_USAGE[version]).is_file():
+            return f"{path} has no {_CPU_USAGE[version]}"
     except OSError as error:
         return f"cannot create a limited child of {path}: {error.strerror}"
     finally:
@@ -210,6 +220,29 @@ class BotCgroup:
     dirs: tuple[Path, ...]
     memory: Path | None
     memory_bytes: int
+    #: The file that counts the cgroup's CPU time and its cgroup version (None: not counted).
+    cpu_usage: tuple[Path, int] | None = None
+    _cpu_fd: int | None = None
+
+    def cpu_seconds(self) -> float | None:
+        """CPU seconds the whole cgroup has used so far; None where it is not counted.
+
+        One `pread` of a file kept open (about half a microsecond): it is read only when
+        an answer is slow (arena.players.process), never on the fast path of a decision.
+        """
+        if self.cpu_usage is None:
+            return None
+        path, version = self.cpu_usage
+        try:
+            if self._cpu_fd is None:
+                self._cpu_fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            data = os.pread(self._cpu_fd, 64, 0)
+            if version == 1:
+                return int(data) / 1e9
+            key, _, value = data.partition(b"\n")[0].partition(b" ")
+            return int(value) / 1e6 if key == b"usage_usec" else None
+        except (OSError, ValueError):
+            return None
 
     @property
     def procs_files(self) -> tuple[str, ...]:
@@ -245,6 +278,10 @@ class BotCgroup:
 
     def remove(self) -> None:
         """Kill what is still inside and remove every directory. Idempotent."""
+        if self._cpu_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._cpu_fd)
+            self._cpu_fd = None
         for path in self.dirs:
             _kill_and_remove(path)
 
@@ -276,6 +313,8 @@ def _settings(name: str, version: int, limits: Limits) -> list[tuple[str, str, b
         ],
         ("pids", 1): [("pids.max", str(limits.processes), True)],
         ("pids", 2): [("pids.max", str(limits.processes), True)],
+        ("cpuacct", 1): [],  # counts only
+        ("cpuacct", 2): [],
     }
     return table[name, version]
 
@@ -304,7 +343,15 @@ def create(limits: Limits) -> BotCgroup | None:
         BotCgroup(tuple(made.values()), None, 0).remove()
         raise
     memory = next((made[c.path] for c in active if c.name == "memory" and c.path), None)
-    return BotCgroup(tuple(made.values()), memory, limits.memory_bytes)
+    usage = next(
+        (
+            (made[c.path] / _CPU_USAGE[c.version], c.version)
+            for c in active
+            if c.name == "cpuacct" and c.path is not None
+        ),
+        None,
+    )
+    return BotCgroup(tuple(made.values()), memory, limits.memory_bytes, usage)
 
 
 def _make_fresh(path: Path) -> None:

@@ -110,6 +110,11 @@ class Sandboxed:
             return 0.0
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def tree_cpu_seconds(self) -> float | None:
+        """CPU time used so far by the bot's whole process tree (its cgroup), or None where
+        the machine does not count it: what an answer is charged (arena.protocol.clock)."""
+        return self._cgroup.cpu_seconds() if self._cgroup is not None else None
+
     @property
     def cgroup_dirs(self) -> tuple[Path, ...]:
         """The bot's cgroup directories, one per hierarchy (none without cgroups)."""

@@ -34,6 +34,11 @@ def _user_namespaces() -> tuple[bool, str]:
     return True, f"allowed (user.max_user_namespaces = {most})"
 
 
+#: What is lost where the machine does not count a bot's CPU (doctor, the start of a run).
+CPU_UNCOUNTED = (
+    "answers are charged wall time: a bot may run out of time because other processes "
+    "load the machine"
+)
 #: What each cgroup controller does for bots when active, and what is lost without it.
 _CGROUP_EFFECT = {
     "memory": (
@@ -50,6 +55,11 @@ _CGROUP_EFFECT = {
     "pids": (
         "{processes} processes and threads (default) for a bot's whole tree (pids.max)",
         "processes are capped only by the per-uid rlimit, which does not hold root",
+    ),
+    "cpuacct": (
+        "an answer is charged the CPU time of the bot's whole tree (or a third of its wall "
+        "time if more): load from other processes does not run a bot out of time",
+        CPU_UNCOUNTED,
     ),
 }
 

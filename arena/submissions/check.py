@@ -378,7 +378,7 @@ def check_game(
 def opponent() -> BotRef:
     """The bundled bot in the other seats."""
     found = find_bot(OPPONENT)
-    return BotRef(OPPONENT, str(found.folder), tuple(prepare(found)))
+    return BotRef(OPPONENT, str(found.folder), tuple(prepare(found)), protocol=found.protocol)
 
 
 def check_built(
@@ -406,7 +406,7 @@ def check_built(
         return report
     if manifest.build:
         report.build_seconds = round(time.monotonic() - began, 3)
-    bot = BotRef(manifest.name, str(manifest.folder), argv)
+    bot = BotRef(manifest.name, str(manifest.folder), argv, protocol=manifest.protocol)
     other = opponent()
     rng = random.Random(seed)
     report.games = [check_game(bot, other, game, plan, rng, secret) for game in chosen]

@@ -4,7 +4,8 @@ A bot is a folder with `bot.toml`: at least `name` and `command` (an argv list
 run inside the folder). Optional: `games` (ids it plays, "*" for all, the default),
 `build` (an argv list run once in the folder before the first start, e.g. a
 compiler call), `description`, `runtime` (a toolchain the machine's organiser
-configured, `arena.sandbox.runtimes`), and a `[tool]` table that arena never reads (other
+configured, `arena.sandbox.runtimes`), `protocol` (the protocol version the bot
+speaks: 1 when absent, 2 for new bots), and a `[tool]` table that arena never reads (other
 tools' settings). Any other key is an error (protocol/PROTOCOL.md, "The bot folder").
 
 Whether a folder was built is told by its build stamp, a file beside the folder
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena import resources
+from arena.protocol.messages import PROTOCOL_VERSION, PROTOCOL_VERSIONS
 from arena.sandbox import runtimes
 from arena.sandbox.build import OUTPUT_BUDGET_BYTES, BuildError, run_build
 from arena.sandbox.bwrap import SANDBOX_PATH
@@ -39,7 +41,7 @@ from arena.submissions.botfiles import BotFolderError as BotFolderError  # where
 BUNDLED_BOTS = resources.BUNDLED_BOTS
 BUILD_TIMEOUT_S = 120
 #: Every key bot.toml may have (PROTOCOL.md, "The bot folder").
-KEYS = ("name", "command", "games", "build", "description", "runtime", "tool")
+KEYS = ("name", "command", "games", "build", "description", "runtime", "protocol", "tool")
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ class Manifest:
     description: str = ""
     #: A toolchain configured on the machine (`arena.sandbox.runtimes`), by name.
     runtime: str | None = None
+    #: The protocol version the bot speaks (arena.protocol.messages.PROTOCOL_VERSIONS).
+    protocol: int = PROTOCOL_VERSION
 
     def plays(self, game_id: str) -> bool:
         """True when the bot says it plays `game_id`."""
@@ -109,6 +113,10 @@ def parse_manifest(folder: Path, data: bytes) -> Manifest:
     runtime = table.get("runtime")
     if runtime is not None and (not isinstance(runtime, str) or not runtimes.NAME.match(runtime)):
         raise BotFolderError(f"{path}: runtime must be a runtime's name (see `arena doctor`)")
+    protocol = table.get("protocol", PROTOCOL_VERSION)
+    if type(protocol) is not int or protocol not in PROTOCOL_VERSIONS:
+        versions = " or ".join(map(str, PROTOCOL_VERSIONS))
+        raise BotFolderError(f"{path}: protocol must be {versions}, not {protocol!r}")
     return Manifest(
         folder=folder,
         name=name.strip(),
@@ -117,6 +125,7 @@ def parse_manifest(folder: Path, data: bytes) -> Manifest:
         build=_str_list(table, "build", path),
         description=description,
         runtime=runtime,
+        protocol=protocol,
     )
 
 

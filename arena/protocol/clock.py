@@ -1,0 +1,195 @@
+"""Time controls and what a bot is charged for an answer.
+
+A time control limits each seat's thinking: either a fixed allowance per decision
+(today's deadline, ``1s/decision``), or a Fischer bank (``10s+100ms``): the seat
+starts a match with the bank, each answer's charge is taken from it, the increment
+is added after each answer, and the seat loses on time when an answer's charge is
+more than the bank it had. A start-up allowance (the start/ready handshake) is apart.
+
+**What an answer costs** (`charge`): the CPU time the bot's process tree used for it
+(its cgroup's CPU usage, from the moment arena starts waiting for the answer to the
+moment it has it), or a third of the answer's wall time if that is more
+(`WALL_FACTOR`). The CPU part means that a bot is charged for its own work only: other
+processes loading the machine slow its wall clock, not its charge. The wall part means
+that a bot that sleeps or blocks still cannot stall a match: it is charged a third of
+the time it waits, so it loses on time at the latest after three times its limit.
+Where the machine gives no CPU accounting for the bot (no cgroup), the charge is the
+wall time, and `arena doctor` and the start of a run say so.
+
+>>> control = TimeControl.parse("10s+100ms")
+>>> control.bank, control.increment, str(control)
+(10.0, 0.1, '10s+100ms')
+>>> str(TimeControl.parse("250ms/decision")), TimeControl.parse("1s/decision").per_decision
+('250ms/decision', 1.0)
+>>> charge(wall=0.9, cpu=0.2), charge(wall=0.9, cpu=None)
+(0.3, 0.9)
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from arena import ArenaError
+
+#: An answer is charged at least its wall time divided by this (see the module's text).
+WALL_FACTOR = 3.0
+#: Bounds of every duration of a time control, in seconds.
+LONGEST_S = 3600.0
+SHORTEST_S = 0.001
+
+
+class TimeControlError(ArenaError, ValueError):
+    """A time control that cannot be read (the message says which form is expected)."""
+
+
+_DURATION = re.compile(r"(?P<number>\d+(?:\.\d+)?|\.\d+)(?P<unit>ms|s|m)?")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, None: 1.0}
+
+
+def _duration(text: str, what: str, *, zero: bool = False) -> float:
+    match = _DURATION.fullmatch(text.strip())
+    if match is None:
+        raise TimeControlError(f"{what} {text!r} is not a duration such as 500ms, 2s or 1.5m")
+    seconds = float(match["number"]) * _UNITS[match["unit"]]
+    low = 0.0 if zero else SHORTEST_S
+    if not (low <= seconds <= LONGEST_S) or not math.isfinite(seconds):
+        raise TimeControlError(
+            f"{what} {text!r} must be {'0 or ' if zero else ''}from 1ms to {LONGEST_S:.0f}s"
+        )
+    return round(seconds, 6)
+
+
+def _spelled(seconds: float) -> str:
+    """A duration as the shortest of its usual spellings: 0.1 -> 100ms, 10.0 -> 10s."""
+    if seconds == 0:
+        return "0"
+    if seconds < 1 or seconds * 1000 % 1000:
+        return f"{round(seconds * 1000, 3):g}ms"
+    return f"{seconds:g}s"
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Either `per_decision` seconds for each answer, or a `bank` with an `increment`."""
+
+    per_decision: float | None = 1.0
+    bank: float | None = None
+    increment: float = 0.0
+
+    def __post_init__(self) -> None:
+        if (self.per_decision is None) == (self.bank is None):
+            raise TimeControlError("a time control has either a per-decision limit or a bank")
+
+    @classmethod
+    def per(cls, seconds: float) -> TimeControl:
+        """`seconds` for each decision (the deadline of protocol 1)."""
+        return cls(per_decision=float(seconds))
+
+    @classmethod
+    def fischer(cls, bank: float, increment: float = 0.0) -> TimeControl:
+        """A bank of `bank` seconds, `increment` added after each answer."""
+        return cls(per_decision=None, bank=float(bank), increment=float(increment))
+
+    @classmethod
+    def parse(cls, text: str) -> TimeControl:
+        """``2s/decision`` (per decision) or ``BANK+INCREMENT`` such as ``10s+100ms``."""
+        text = text.strip()
+        if text.endswith("/decision"):
+            return cls.per(_duration(text.removesuffix("/decision"), "the per-decision limit"))
+        bank, plus, increment = text.partition("+")
+        if not plus:
+            raise TimeControlError(
+                f"time control {text!r}: write a bank and an increment such as 10s+100ms "
+                "(60s+0 for none) or a limit per decision such as 1s/decision"
+            )
+        return cls.fischer(
+            _duration(bank, "the bank"), _duration(increment, "the increment", zero=True)
+        )
+
+    def __str__(self) -> str:
+        if self.per_decision is not None:
+            return f"{_spelled(self.per_decision)}/decision"
+        assert self.bank is not None
+        return f"{_spelled(self.bank)}+{_spelled(self.increment)}"
+
+    @property
+    def first_limit(self) -> float:
+        """The longest the first answer may take (what protocol 1's `start` announces)."""
+        return self.per_decision if self.per_decision is not None else float(self.bank or 0)
+
+    def message(self) -> dict[str, Any]:
+        """The time control as protocol 2's `start` gives it (milliseconds)."""
+        if self.per_decision is not None:
+            return {"kind": "per-decision", "decision_ms": _ms(self.per_decision)}
+        return {"kind": "bank", "bank_ms": _ms(self.bank or 0), "increment_ms": _ms(self.increment)}
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def charge(wall: float, cpu: float | None) -> float:
+    """What an answer that took `wall` seconds and `cpu` seconds of the bot's CPU costs
+    (None: the machine does not account the bot's CPU, so wall time is charged)."""
+    if cpu is None:
+        return wall
+    return max(cpu, wall / WALL_FACTOR)
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What one answer took: `wall` seconds, and `cpu` seconds of the bot's process tree
+    (None where the machine does not count it)."""
+
+    wall: float
+    cpu: float | None
+
+    @property
+    def charged(self) -> float:
+        """What the answer costs the seat (`charge`)."""
+        return charge(self.wall, self.cpu)
+
+    def describe(self) -> str:
+        """For a timeout's detail: ``charged 1020 ms (CPU 1010 ms, wall 1050 ms)``."""
+        if self.cpu is None:
+            return f"charged {self.wall * 1000:.0f} ms of wall time (no CPU accounting)"
+        return (
+            f"charged {self.charged * 1000:.0f} ms "
+            f"(CPU {self.cpu * 1000:.0f} ms, wall {self.wall * 1000:.0f} ms)"
+        )
+
+
+class SeatClock:
+    """One seat's clock in one match: the limit of its next answer and its bank."""
+
+    def __init__(self, control: TimeControl):
+        """A full clock under `control`."""
+        self.control = control
+        #: Seconds left in the bank (None under a per-decision limit).
+        self.bank: float | None = control.bank
+        #: Seconds charged in this match so far.
+        self.used = 0.0
+
+    def limit(self) -> float:
+        """The most the next answer may be charged before the seat loses on time."""
+        if self.bank is None:
+            assert self.control.per_decision is not None
+            return self.control.per_decision
+        return self.bank
+
+    def charge(self, seconds: float) -> None:
+        """Take an answer's charge (within its limit) and add the increment."""
+        self.used += seconds
+        if self.bank is not None:
+            self.bank = max(0.0, self.bank - seconds) + self.control.increment
+
+    def request(self) -> dict[str, Any]:
+        """The time part of protocol 2's `decide`: this answer's limit and the bank."""
+        return {
+            "limit_ms": _ms(self.limit()),
+            "bank_ms": None if self.bank is None else _ms(self.bank),
+            "increment_ms": _ms(self.control.increment),
+        }
