@@ -35,7 +35,7 @@ def bot_ref_for(name: str) -> BotRef:
         argv = (str(manifest.folder / program), *manifest.command[1:])
     else:
         argv = tuple(resolve_command(manifest))
-    return BotRef(manifest.name, str(manifest.folder), argv)
+    return BotRef(manifest.name, str(manifest.folder), argv, protocol=manifest.protocol)
 
 
 def register_unchecked(store: Store, name: str) -> str:

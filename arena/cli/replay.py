@@ -95,7 +95,10 @@ def show(file: FileArgument = None, match: MatchOption = None) -> None:
     data = replay_data(file, match)
     turns = list(replays.lines(data))  # the whole file is checked before anything is shown
     variant = variant_text(data["variant"])
-    out.print(text(f"{data['game']} v{data['game_version']}  seed={data.get('seed')}  {variant}"))
+    clock = f"  time={data['time_control']}" if "time_control" in data else ""
+    out.print(
+        text(f"{data['game']} v{data['game_version']}  seed={data.get('seed')}{clock}  {variant}")
+    )
     for seat in data["seats"]:
         out.print(text(f"  seat {seat['seat']}: {seat['bot']}"))
     for line in turns:

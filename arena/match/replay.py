@@ -293,4 +293,16 @@ def lines(replay: dict[str, Any]) -> Iterator[str]:
             seat = event["seat"]
             by = " [fallback]" if event.get("by") == "fallback" else ""
             text = _referee(game.describe, seat, event["decision"])
-            yield f"{turn:5d}.  {text}  <{names.get(seat)}, {event.get('ms', 0):.2f} ms>{by}"
+            yield f"{turn:5d}.  {text}  <{names.get(seat)}, {_timing(event)}>{by}"
+            if "debug" in event:  # the bot's own words: the caller shows them escaped
+                yield f"        debug: {event['debug']}"
+
+
+def _timing(event: dict[str, Any]) -> str:
+    """What a decision took: wall time, what it was charged and the bank left (version 3)."""
+    shown = f"{event.get('ms', 0):.2f} ms"
+    if "charged_ms" in event:
+        shown += f", charged {event['charged_ms']:.2f} ms"
+    if "bank_ms" in event:
+        shown += f", bank {event['bank_ms']:.0f} ms"
+    return shown

@@ -27,8 +27,8 @@ import threading
 from collections import Counter, OrderedDict, defaultdict, deque
 from pathlib import Path
 
-from arena.protocol.messages import PROTOCOL_VERSION
 from arena.players.process import BotProcess
+from arena.protocol.messages import PROTOCOL_VERSION
 from arena.sandbox.limits import Limits
 
 #: Idle processes kept per bot (beyond it the oldest is closed): enough for every seat

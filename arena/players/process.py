@@ -27,7 +27,7 @@ from typing import Any
 
 from arena.protocol.clock import WALL_FACTOR, Spent
 from arena.protocol.errors import BotCrashed, BotError, BotProtocolError, BotTimeout
-from arena.protocol.messages import text_of
+from arena.protocol.messages import PROTOCOL_VERSION, text_of
 from arena.protocol.session import Session
 from arena.sandbox.handle import Sandboxed
 from arena.sandbox.limits import Limits
@@ -36,6 +36,9 @@ from arena.sandbox.uids import SandboxError
 
 #: Longest line a bot may send (bytes); longer is a protocol violation.
 MAX_LINE_BYTES = 1024 * 1024
+#: Longest line of a version-2 bot: its answers may carry a long `debug` text, which is
+#: cut, never forfeited (PROTOCOL.md); the output per match stays capped.
+MAX_LINE_BYTES_V2 = 16 * 1024 * 1024
 #: Most a bot may write to stdout during one match.
 MAX_STDOUT_BYTES_PER_MATCH = 64 * 1024 * 1024
 #: How much of an over-long line is kept to show (`last_line`).
@@ -79,6 +82,8 @@ class ProcessTransport:
         self.spawned_at = 0.0
         #: What the last answer cost (`exchange`).
         self.last_spent = Spent(0.0, None)
+        #: Longest line the bot may send (MAX_LINE_BYTES; MAX_LINE_BYTES_V2 for version 2).
+        self.max_line = MAX_LINE_BYTES
 
     # ----- life cycle ----------------------------------------------------
     def spawn(self) -> None:
@@ -296,9 +301,9 @@ class ProcessTransport:
         while True:
             end = buffer.find(b"\n")
             if end < 0:
-                if len(buffer) > MAX_LINE_BYTES:
+                if len(buffer) > self.max_line:
                     self.last_line = bytes(buffer[:MAX_SHOWN_BYTES])
-                    raise BotProtocolError(f"line longer than {MAX_LINE_BYTES} bytes")
+                    raise BotProtocolError(f"line longer than {self.max_line} bytes")
                 self._read_some(deadline)
                 continue
             blank = _BLANK_LINES.match(buffer)
@@ -424,13 +429,30 @@ class BotProcess(Session[ProcessTransport]):
     """One running bot: protocol v1 over its process's pipes; it may play several
     matches in a row."""
 
-    def __init__(self, name: str, argv: Sequence[str], folder: Path, limits: Limits | None = None):
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        folder: Path,
+        limits: Limits | None = None,
+        protocol: int = PROTOCOL_VERSION,
+    ):
         """Remember how to start the bot; `spawn` starts it."""
-        super().__init__(name, ProcessTransport(argv, folder, limits))
+        super().__init__(name, ProcessTransport(argv, folder, limits), protocol)
         #: The keyed deal seeds of the matches this process was given (arena.players.pool).
         self.deals: set[int] = set()
         #: Seconds from the process's start to its first `ready`.
         self.startup_seconds: float | None = None
+
+    @property
+    def protocol(self) -> int:
+        """The protocol version the bot speaks (its line limit follows it)."""
+        return self._protocol
+
+    @protocol.setter
+    def protocol(self, version: int) -> None:
+        self._protocol = version
+        self.transport.max_line = MAX_LINE_BYTES if version == 1 else MAX_LINE_BYTES_V2
 
     # ----- the process (its transport's) -----------------------------------
     @property

@@ -184,6 +184,4 @@ def bot_ref(version: BotVersion, name: str) -> BotRef:
         argv = manifest.command
     else:
         argv = tuple(prepare(manifest))
-    return BotRef(
-        name, str(manifest.folder), argv, version.id, version.sha256, manifest.protocol
-    )
+    return BotRef(name, str(manifest.folder), argv, version.id, version.sha256, manifest.protocol)

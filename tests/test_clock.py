@@ -1,0 +1,297 @@
+"""Time controls and what an answer is charged (arena.protocol.clock), protocol 2's clock
+and debug text in a session (over FakeTransport) and in real matches.
+
+What is charged is the bot's own CPU time, or a third of its wall time if more: the
+tests check that rule on scripted answers, and on real bots that sleep (charged a third
+of their wall time with CPU accounting, all of it without) and that compute (charged
+their CPU). Nothing here measures how fast the machine is.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.match import seeds
+from arena.match.replay import lines, parse, verify
+from arena.match.run import BotRef, MatchSpec, run_match
+from arena.protocol import messages
+from arena.protocol.clock import (
+    WALL_FACTOR,
+    SeatClock,
+    Spent,
+    TimeControl,
+    TimeControlError,
+    charge,
+)
+from arena.protocol.errors import BotTimeout
+from arena.protocol.session import Session
+from arena.protocol.transport import FakeTransport
+from arena.sandbox import cgroup
+from arena.status import SeatStatus
+from tests.helpers import bot_ref_for
+
+READY = '{"type": "ready"}'
+START = {"type": "start"}
+REQUEST = messages.decide_message(1, {"hand": [3]}, [3, 4], 1000, {"limit_ms": 1000})
+
+
+# ----- time controls ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "per", "bank", "increment", "shown"),
+    [
+        ("1s/decision", 1.0, None, 0.0, "1s/decision"),
+        ("250ms/decision", 0.25, None, 0.0, "250ms/decision"),
+        ("10s+100ms", None, 10.0, 0.1, "10s+100ms"),
+        ("1.5m+0", None, 90.0, 0.0, "90s+0"),
+        (" 60+2 ", None, 60.0, 2.0, "60s+2s"),
+    ],
+)
+def test_a_time_control_reads_and_spells_both_forms(
+    text: str, per: float | None, bank: float | None, increment: float, shown: str
+) -> None:
+    control = TimeControl.parse(text)
+    assert (control.per_decision, control.bank, control.increment) == (per, bank, increment)
+    assert str(control) == shown
+    assert TimeControl.parse(str(control)) == control
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("10s", "write a bank and an increment"),
+        ("fast", "write a bank and an increment"),
+        ("0s/decision", "from 1ms to 3600s"),
+        ("2h+0", "not a duration"),
+        ("10s+-1s", "not a duration"),
+        ("nan+0", "not a duration"),
+        ("99999s+0", "from 1ms to 3600s"),
+    ],
+)
+def test_a_bad_time_control_is_one_clear_error(text: str, why: str) -> None:
+    with pytest.raises(TimeControlError, match=why) as caught:
+        TimeControl.parse(text)
+    assert "\n" not in str(caught.value)
+
+
+def test_an_answer_costs_its_cpu_or_a_third_of_its_wall_time() -> None:
+    assert charge(wall=0.9, cpu=0.5) == 0.5  # host load: the wall is long, CPU is charged
+    assert charge(wall=0.9, cpu=0.1) == pytest.approx(0.9 / WALL_FACTOR)  # it slept
+    assert charge(wall=0.9, cpu=None) == 0.9  # no CPU accounting: wall time
+    assert Spent(0.9, 0.5).charged == 0.5
+
+
+def test_a_bank_loses_each_charge_and_gains_the_increment() -> None:
+    clock = SeatClock(TimeControl.parse("1s+100ms"))
+    assert clock.limit() == 1.0
+    clock.charge(0.3)
+    assert clock.bank == pytest.approx(0.8) and clock.limit() == pytest.approx(0.8)
+    assert clock.request() == {"limit_ms": 800, "bank_ms": 800, "increment_ms": 100}
+    per = SeatClock(TimeControl.per(0.5))
+    per.charge(0.4)
+    assert per.limit() == 0.5 and per.bank is None and per.used == pytest.approx(0.4)
+
+
+# ----- a version-2 session over a scripted bot --------------------------------------
+def v2_session(*answers: tuple[str, Spent | None]) -> tuple[Session[FakeTransport], FakeTransport]:
+    fake = FakeTransport()
+    fake.expect(START, READY)
+    for line, spent in answers:
+        fake.expect(REQUEST, line, spent=spent)
+    bot = Session("scripted", fake, protocol=2)
+    bot.start_match(START, 10.0)
+    return bot, fake
+
+
+def answer(debug: Any = None) -> str:
+    body: dict[str, Any] = {"type": "decision", "id": 1, "decision": 4}
+    if debug is not None:
+        body["debug"] = debug
+    return json.dumps(body)
+
+
+def test_an_answer_charged_over_its_limit_is_a_timeout() -> None:
+    bot, _ = v2_session((answer(), Spent(wall=0.5, cpu=0.2)), (answer(), Spent(2.5, 1.01)))
+    assert bot.decide(REQUEST, 1.0) == 4  # 0.5 s of wall on a loaded machine: within 1 s
+    with pytest.raises(BotTimeout, match=r"charged 1010 ms \(CPU 1010 ms, wall 2500 ms\)"):
+        bot.decide(REQUEST, 1.0)
+
+
+def test_debug_text_is_kept_cut_or_marked_never_a_forfeit() -> None:
+    long = "é" * 1000  # 2000 bytes
+    bot, _ = v2_session(
+        (answer("<b>hi</b>\x1b[31m"), None),
+        (answer(long), None),
+        (answer(["no", "string"]), None),
+        ('{"type": "decision", "id": 1, "decision": 4, "debug": "a \\ud800 b"}', None),
+        (answer(), None),
+    )
+    assert bot.decide(REQUEST, 1.0) == 4 and bot.last_debug == "<b>hi</b>\x1b[31m"
+    assert bot.decide(REQUEST, 1.0) == 4
+    assert bot.last_debug == "é" * 512 + "[debug cut: 1024 of 2000 bytes kept]"
+    assert bot.decide(REQUEST, 1.0) == 4 and bot.last_debug == "[debug ignored: not a string]"
+    assert bot.decide(REQUEST, 1.0) == 4 and bot.last_debug == "a \ufffd b"  # lone surrogate
+    assert bot.decide(REQUEST, 1.0) == 4 and bot.last_debug is None
+
+
+def test_a_match_keeps_at_most_64_kib_of_debug_text() -> None:
+    turns = 70
+    bot, _ = v2_session(*[(answer("d" * 1024), None)] * turns)
+    kept = []
+    for _ in range(turns):
+        bot.decide(REQUEST, 1.0)
+        kept.append(bot.last_debug or "")
+    assert sum(len(text.encode()) for text in kept if "[debug cut" not in text) == 64 * 1024
+    assert kept[-1] == "[debug cut: 0 of 1024 bytes kept]"
+
+
+def test_version_1_reads_answers_exactly_as_before() -> None:
+    fake = FakeTransport()
+    fake.expect(START, READY)
+    fake.expect(REQUEST, answer("ignored"))
+    fake.expect(REQUEST, '{"type": "decision", "id": 1, "decision": 4, "debug": "\\ud800"}')
+    bot = Session("v1", fake)
+    bot.start_match(START, 10.0)
+    assert bot.decide(REQUEST, 1.0) == 4 and bot.last_debug is None
+    with pytest.raises(Exception, match="not JSON"):  # orjson refuses it, as it always did
+        bot.decide(REQUEST, 1.0)
+
+
+def test_v2_messages_carry_the_time_control_and_the_clock() -> None:
+    start = messages.start_message(
+        match="m",
+        game="take-that",
+        game_version=1,
+        variant={},
+        players=2,
+        seat=0,
+        seed=1,
+        decision_timeout_ms=10_000,
+        protocol=2,
+        time_control={**TimeControl.parse("10s+100ms").message(), "startup_ms": 3000},
+    )
+    assert "decision_timeout_ms" not in start
+    assert start["time_control"] == {
+        "kind": "bank",
+        "bank_ms": 10_000,
+        "increment_ms": 100,
+        "startup_ms": 3000,
+    }
+    decide = messages.decide_message(3, {}, [1], 0, SeatClock(TimeControl.per(2)).request())
+    assert "deadline_ms" not in decide
+    assert decide["time"] == {"limit_ms": 2000, "bank_ms": None, "increment_ms": 0}
+
+
+# ----- real matches -----------------------------------------------------------------
+def match(*seats: BotRef, control: str, seed: int = 3) -> Any:
+    spec = MatchSpec(
+        match_id=f"clock-{seed}",
+        game="take-that",
+        seed=seed,
+        seats=seats,
+        startup_timeout=10.0,
+        time_control=TimeControl.parse(control),
+        keys=seeds.derive(b"clock" * 7, seed, "clock", len(seats)),
+    )
+    return run_match(spec)
+
+
+def write_bot(folder: Path, name: str, body: str, protocol: int = 2) -> BotRef:
+    folder.mkdir()
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\ncommand = ["python3", "bot.py"]\nprotocol = {protocol}\n'
+    )
+    (folder / "bot.py").write_text(
+        "import json, sys, time\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'start':\n"
+        "        print(json.dumps({'type': 'ready'}), flush=True)\n"
+        "        sys.stderr.write(json.dumps(m) + '\\n'); sys.stderr.flush()\n"
+        "    elif m['type'] == 'decide':\n"
+        f"{body}"
+        "        answer = {'type': 'decision', 'id': m['id'], 'decision': m['legal'][0]}\n"
+        "        print(json.dumps(answer), flush=True)\n"
+    )
+    return BotRef(name, str(folder), ("python3", "bot.py"), protocol=protocol)
+
+
+def test_a_bank_runs_down_by_each_charge_and_up_by_the_increment(tmp_path: Path) -> None:
+    body = "        sys.stderr.write(json.dumps(m['time']) + '\\n'); sys.stderr.flush()\n"
+    seat = write_bot(tmp_path / "reader", "reader", body)
+    result = match(seat, bot_ref_for("polite"), control="30s+50ms")
+    assert result.seats[0].status is SeatStatus.OK
+    replay = result.replay
+    assert replay["time_control"] == "30s+50ms" and replay["version"] == 3
+    bank = 30_000.0
+    for event in (e for e in replay["events"] if e.get("seat") == 0 and "decision" in e):
+        expected = max(0.0, bank - event["charged_ms"]) + 50
+        assert event["bank_ms"] == pytest.approx(expected, abs=0.002)
+        bank = event["bank_ms"]  # each figure is rounded to the microsecond
+    start = json.loads(result.seats[0].stderr.splitlines()[0])
+    assert start["protocol"] == 2 and start["time_control"]["bank_ms"] == 30_000
+    first = json.loads(result.seats[0].stderr.splitlines()[1])
+    assert first == {"limit_ms": 30_000, "bank_ms": 30_000, "increment_ms": 50}
+    verify(parse(json.dumps(replay).encode(), "replay"))
+
+
+@pytest.mark.skipif(not cgroup.status()[0], reason="needs a cgroup to count the bot's CPU")
+def test_a_sleeping_bot_is_charged_a_third_of_its_wall_time(tmp_path: Path) -> None:
+    assert any(c.name == "cpuacct" and c.path for c in cgroup.controllers()), "no CPU counted"
+    seat = write_bot(tmp_path / "sleeper", "sleeper", "        time.sleep(0.06)\n")
+    result = match(seat, bot_ref_for("polite"), control="1s/decision")
+    events = [e for e in result.replay["events"] if e.get("seat") == 0 and "decision" in e]
+    assert events and result.seats[0].status is SeatStatus.OK
+    for event in events:  # asleep: its CPU is a sliver, so a third of its wall time is charged
+        assert event["charged_ms"] == pytest.approx(event["ms"] / WALL_FACTOR, rel=0.05, abs=0.05)
+
+
+def test_without_cpu_accounting_wall_time_is_charged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_SANDBOX_CGROUP", "memory,cpu,pids")  # cpuacct left out
+    cgroup.controllers.cache_clear()
+    try:
+        seat = write_bot(tmp_path / "sleeper", "sleeper", "        time.sleep(0.03)\n")
+        result = match(seat, bot_ref_for("polite"), control="1s/decision")
+    finally:
+        cgroup.controllers.cache_clear()
+    events = [e for e in result.replay["events"] if e.get("seat") == 0 and "decision" in e]
+    assert events and all(e["charged_ms"] == pytest.approx(e["ms"], abs=0.5) for e in events)
+    assert all(e["ms"] >= 30 for e in events)
+
+
+def test_hostile_debug_text_plays_on_and_is_stored_cut_and_shown_escaped() -> None:
+    seat = bot_ref_for("debug_hostile")
+    assert seat.protocol == 2
+    result = match(seat, bot_ref_for("polite"), control="2s/decision")
+    assert result.seats[0].status is SeatStatus.OK, result.seats[0].detail
+    texts = [e["debug"] for e in result.replay["events"] if e.get("seat") == 0 and "debug" in e]
+    assert "</script><script>document.title='owned'</script>" in texts
+    assert "half \ufffd a pair" in texts
+    cut = [t for t in texts if t.startswith("xxx")]
+    assert cut and cut[0].endswith(f"[debug cut: 1024 of {10 * 1024 * 1024} bytes kept]")
+    assert all(len(t.encode()) <= 1024 + 64 for t in texts)
+    replay = parse(json.dumps(result.replay).encode(), "replay")
+    verify(replay)
+    debug_lines = [line for line in lines(replay) if line.startswith("        debug: ")]
+    assert len(debug_lines) == len(texts)
+
+
+def test_replay_show_prints_the_clock_and_the_debug_text_escaped(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    result = match(bot_ref_for("debug_hostile"), bot_ref_for("polite"), control="5s+10ms")
+    path = tmp_path / "replay.json"
+    path.write_text(json.dumps(result.replay))
+    shown = CliRunner().invoke(app, ["replay", "show", str(path)])
+    assert shown.exit_code == 0, shown.output
+    assert "time=5s+10ms" in shown.output and ", bank " in shown.output
+    assert "\x1b" not in shown.output and "\u202e" not in shown.output
+    assert "debug: \\x1b[31mred" in shown.output  # ANSI spelled out, never sent raw
+    assert "debug: </script><script>" in shown.output  # a terminal shows markup as text
