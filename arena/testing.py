@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from arena.games.base import Decision, Game, IllegalDecision, Outcome
+from arena.games.observation import COMMON_KEYS, ENVELOPE_KEYS, to_v1
 
 
 @dataclass
@@ -48,7 +49,7 @@ def play_random(game: Game, rng: random.Random, *, record_observations: bool = T
             assert all(isinstance(d, dict) for d in legal), "decisions must be JSON objects"
             result.longest_legal_list = max(result.longest_legal_list, len(legal))
             if record_observations:
-                result.observations.append(orjson.dumps(game.observe(seat)))
+                result.observations.append(orjson.dumps(check_observation(game, seat)))
             choices[seat] = rng.choice(legal)
         for seat in range(game.players):
             if seat not in seats:
@@ -58,12 +59,36 @@ def play_random(game: Game, rng: random.Random, *, record_observations: bool = T
         assert len(result.decisions) <= limit, f"game exceeded max_decisions={limit}"
     assert game.to_move() == [], "a finished game has no seat to move"
     for seat in range(game.players):
-        orjson.dumps(game.observe(seat))  # observations stay valid JSON after the end
+        orjson.dumps(check_observation(game, seat))  # still valid JSON after the end
     outcome = game.outcome()
     check_outcome(outcome, game.players, game.spec.higher_score_wins)
     result.outcome = outcome
     result.chance_log = list(game.chance.log)
     return result
+
+
+def check_observation(game: Game, seat: int) -> dict[str, Any]:
+    """`seat`'s envelope has exactly the common keys and says who moves, and version 1 is
+    made from it; returns the version-1 observation.
+
+    The common keys: `seat` and `players` as asked, `phase` a name (``over`` exactly
+    when the game is over), `to_move` the list of seats `to_move` gives, `scores` one per
+    seat, and `game` an object of the game's own fields, none called like a common key.
+    """
+    envelope = game.observation(seat)
+    where = f"{game.spec.id} seat {seat}"
+    assert tuple(envelope) == ENVELOPE_KEYS, f"{where}: envelope keys {list(envelope)}"
+    assert envelope["seat"] == seat and envelope["players"] == game.players, where
+    assert isinstance(envelope["phase"], str), f"{where}: phase {envelope['phase']!r}"
+    assert (envelope["phase"] == "over") == game.is_over(), f"{where}: phase {envelope['phase']}"
+    assert envelope["to_move"] == game.to_move(), f"{where}: to_move {envelope['to_move']!r}"
+    assert isinstance(envelope["scores"], list) and len(envelope["scores"]) == game.players
+    fields = envelope["game"]
+    assert isinstance(fields, dict), f"{where}: game is not an object"
+    assert not set(fields) & set(COMMON_KEYS), f"{where}: a game field is called like a common key"
+    observed = game.observe(seat)
+    assert to_v1(game.spec.id, envelope) == observed, f"{where}: version 1 is not made from 2"
+    return observed
 
 
 def check_outcome(outcome: Outcome, players: int, higher_is_better: bool) -> None:
@@ -321,7 +346,7 @@ def check_determinize(
 
     At several points of random games, for every seat:
     - the sampler gets the observation as bytes decoded anew (it cannot reach the
-      true state: it is a classmethod given JSON);
+      true state: it is a classmethod given JSON), version 1 or protocol 2's envelope;
     - every sample shows that seat the same observation and the same legal list, has
       the same hidden places holding as many cards, with the same unseen cards in all,
       never a card in a place `ruled_out` names, and can be played to the end;
@@ -396,6 +421,11 @@ def _check_samples(
         if index < 3:
             sample.playout(random.Random(index))
             assert sample.is_over(), f"{where}: a sample could not be played to the end"
+    # Given protocol 2's envelope instead, a sample shows the seat that envelope.
+    envelope = orjson.dumps(truth.observation(seat), option=orjson.OPT_SORT_KEYS)
+    sample = game_cls.determinize(orjson.loads(envelope), seat, truth.players, variant, rng)
+    shown = orjson.dumps(sample.observation(seat), option=orjson.OPT_SORT_KEYS)
+    assert shown == envelope, f"{where}: a sample from the envelope shows another one"
     missing = wanted - seen
     assert not missing, f"{where}: after {samples} samples, never " + ", ".join(
         f"{c} in {p}" for p, c in sorted(missing)[:5]

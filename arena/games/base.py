@@ -18,9 +18,10 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 from arena import ArenaError
+from arena.games.observation import is_envelope, to_v1
 
 try:
     import orjson
@@ -405,10 +406,13 @@ class Game(ABC):
         Everything `seat` can see is taken from the observation; the hidden part (other
         hands, face-down cards, the order of the draw pile) is drawn at random, with
         `rng`, from what `seat` cannot rule out. ``result.observe(seat) == observation``
-        and `result` is playable to the end (its future chance is a simulation seeded
-        from `rng`). It is a classmethod on purpose: it cannot read a true state.
+        (``result.observation(seat)`` when given protocol 2's envelope) and `result` is
+        playable to the end (its future chance is a simulation seeded from `rng`). It is
+        a classmethod on purpose: it cannot read a true state.
         """
         resolved = cls.spec.resolve_variant(variant)
+        if is_envelope(observation):
+            observation = to_v1(cls.spec.id, observation)
         return cls._determinize(observation, seat, players, resolved, rng)
 
     def hidden(self, seat: int) -> dict[str, list[JSON]]:
@@ -450,10 +454,22 @@ class Game(ABC):
         offered = self._offered[seat] = self._legal(seat)
         return offered
 
-    def observe(self, seat: int) -> dict[str, Any]:
-        """Everything `seat` may know now, and nothing more, as JSON."""
+    def observation(self, seat: int) -> dict[str, Any]:
+        """Everything `seat` may know now, and nothing more: protocol 2's envelope.
+
+        The same keys in every game (`arena.games.observation.ENVELOPE_KEYS`): seat,
+        players, phase, to_move (a list), scores, and the game's own fields under game.
+        """
         self._check_seat(seat)
-        return self._observe(seat)
+        return cast(dict[str, Any], self._observe(seat))  # a TypedDict is a dict
+
+    def observe(self, seat: int) -> dict[str, Any]:
+        """Everything `seat` may know now, and nothing more: protocol 1's observation.
+
+        Made from `observation` by the one adapter, `arena.games.observation.to_v1`.
+        """
+        self._check_seat(seat)
+        return to_v1(self.spec.id, self._observe(seat))
 
     def apply(self, seat: int, decision: Decision) -> None:
         """Apply one decision of `seat`; raises IllegalDecision if it is not legal now."""
@@ -528,8 +544,8 @@ class Game(ABC):
         """The legal decisions of a seat that is to move, in a deterministic order."""
 
     @abstractmethod
-    def _observe(self, seat: int) -> dict[str, Any]:
-        """The seat's view of the game as a JSON object."""
+    def _observe(self, seat: int) -> Mapping[str, Any]:
+        """The seat's view of the game: the game's envelope (arena.games.observation), fresh."""
 
     @abstractmethod
     def _apply(self, seat: int, decision: Decision) -> None:

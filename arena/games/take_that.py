@@ -12,9 +12,10 @@ from __future__ import annotations
 import random
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any, Literal, TypedDict
 
 from arena.games.base import JSON, Decision, Game, GameSpec, VariantOption
+from arena.games.observation import Field, Named, ObservationModel, V1Layout, register
 
 #: T1: 12..98 without the multiples of ten.
 DECK: tuple[int, ...] = tuple(n for n in range(12, 99) if n % 10 != 0)
@@ -57,6 +58,117 @@ def _deal(cards: list[int], count: int) -> list[int]:
 def minus_points(card: int) -> int:
     """T7: what a card costs in a minus pile."""
     return 5 if card in TOADS else 1
+
+
+# ----- the observation (T9) ------------------------------------------------
+Seat = Annotated[int, Field(minimum=0, maximum=3)]
+Card = Annotated[int, Field(minimum=12, maximum=98, **{"not": {"multipleOf": 10}}), Named("card")]
+Cards = Annotated[list[Card], Named("cards")]
+PerSeatCards = Annotated[list[Cards], Field(minItems=2, maxItems=4), Named("per_seat_cards")]
+
+
+class TakeThatFields(TypedDict):
+    """Take That's own fields of an observation."""
+
+    round: Annotated[int, Field("The round (deal) being played, from 1.", minimum=1)]
+    rounds: Annotated[int, Field("Rounds in the match (variant `rounds`).", minimum=1, maximum=10)]
+    must_start_row: Annotated[
+        bool,
+        Field(
+            "True right after this seat took the row: it must now open a new row with any "
+            "hand card (T5)."
+        ),
+    ]
+    hand: Annotated[Cards, Field("This seat's hand, ascending.")]
+    row: Annotated[Cards, Field("The row, left to right; the last element is the rightmost card.")]
+    hand_sizes: Annotated[
+        list[Annotated[int, Field(minimum=0, maximum=9)]],
+        Field("Cards in every seat's hand, by seat."),
+    ]
+    draw_pile: Annotated[int, Field("Cards left in the draw pile.", minimum=0, maximum=61)]
+    plus: Annotated[
+        PerSeatCards,
+        Field("Every seat's plus pile (twisted pairs), in the order they were laid down."),
+    ]
+    minus_seen: Annotated[
+        PerSeatCards,
+        Field("Every seat's minus-pile cards that were taken from the row (everybody saw them)."),
+    ]
+    minus_unseen: Annotated[
+        list[Annotated[int, Field(minimum=0)]],
+        Field("By seat: how many unseen profi cards (variant `pro`) lie in the minus pile."),
+    ]
+    round_scores: Annotated[
+        list[list[int]],
+        Field("One entry per finished round: every seat's score in that round."),
+    ]
+
+
+class TakeThatObservation(TypedDict):
+    """What one seat knows in a Take That match, in the envelope of protocol 2."""
+
+    seat: Annotated[Seat, Field("The seat this observation is for (0-based).")]
+    players: Annotated[
+        int, Field("The number of players (seats 0..players-1).", minimum=2, maximum=4)
+    ]
+    phase: Annotated[
+        Literal["start_row", "play", "over"],
+        Field(
+            "What the seat to move decides now: start_row = the row is empty (a round's "
+            "first turn, or right after this seat took the row): any hand card opens it, "
+            "only `play` is offered; play = play a card to the row, twist, or take the row; "
+            "over = the match has ended."
+        ),
+    ]
+    to_move: Annotated[
+        list[Seat],
+        Field(
+            "The seats asked now: exactly one while the match runs, none once it is over.",
+            maxItems=1,
+        ),
+    ]
+    scores: Annotated[
+        list[int],
+        Field(
+            "Every seat's total of the finished rounds (T7), by seat: the sums of `round_scores`."
+        ),
+    ]
+    game: Annotated[TakeThatFields, Field("Take That's own fields.")]
+
+
+OBSERVATION = register(
+    ObservationModel(
+        game="take-that",
+        title="Take That observation",
+        description=(
+            "What one seat knows in a Take That match (ruling T9): its own hand, the row, every "
+            "plus pile, the minus-pile cards taken from the row, counts of everything else."
+        ),
+        envelope=TakeThatObservation,
+        v1=V1Layout(
+            keys=(
+                "seat",
+                "players",
+                "round",
+                "rounds",
+                "to_move",
+                "must_start_row",
+                "hand",
+                "row",
+                "hand_sizes",
+                "draw_pile",
+                "plus",
+                "minus_seen",
+                "minus_unseen",
+                "round_scores",
+            ),
+            to_move_type=Annotated[
+                int | None,
+                Field("The seat to move; null once the match is over.", minimum=0, maximum=3),
+            ],
+        ),
+    )
+)
 
 
 class TakeThat(Game):
@@ -257,23 +369,34 @@ class TakeThat(Game):
         return len(self.plus[seat]) - sum(minus_points(c) for c in minus)
 
     # ----- views and results ---------------------------------------------
-    def _observe(self, seat: int) -> dict[str, Any]:
+    def _observe(self, seat: int) -> TakeThatObservation:
         """T9: own hand, the row, plus piles, seen minus cards, counts of everything else."""
+        over = self.over
+        round_scores = [list(r) for r in self.round_scores]
+        players = self.players
         return {
             "seat": seat,
-            "players": self.players,
-            "round": self.round,
-            "rounds": self.variant["rounds"],
-            "to_move": None if self.over else self.current,
-            "must_start_row": self.must_start_row,
-            "hand": list(self.hands[seat]),
-            "row": list(self.row),
-            "hand_sizes": [len(h) for h in self.hands],
-            "draw_pile": len(self.draw_pile),
-            "plus": [list(p) for p in self.plus],
-            "minus_seen": [list(m) for m in self.minus_seen],
-            "minus_unseen": [len(m) for m in self.minus_unseen],
-            "round_scores": [list(r) for r in self.round_scores],
+            "players": players,
+            "phase": "over"
+            if over
+            else "start_row"
+            if self.must_start_row or not self.row
+            else "play",
+            "to_move": [] if over else [self.current],
+            "scores": [sum(r[s] for r in round_scores) for s in range(players)],
+            "game": {
+                "round": self.round,
+                "rounds": self.variant["rounds"],
+                "must_start_row": self.must_start_row,
+                "hand": list(self.hands[seat]),
+                "row": list(self.row),
+                "hand_sizes": [len(h) for h in self.hands],
+                "draw_pile": len(self.draw_pile),
+                "plus": [list(p) for p in self.plus],
+                "minus_seen": [list(m) for m in self.minus_seen],
+                "minus_unseen": [len(m) for m in self.minus_unseen],
+                "round_scores": round_scores,
+            },
         }
 
     def _is_over(self) -> bool:

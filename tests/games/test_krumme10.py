@@ -491,6 +491,7 @@ def test_shuffling_unseen_down_sides_and_the_pile_changes_no_observation(
         other = shuffle_hidden(game, rng)
         for s in range(players):
             assert orjson.dumps(other.observe(s)) == orjson.dumps(game.observe(s))
+            assert orjson.dumps(other.observation(s)) == orjson.dumps(game.observation(s))
         if seat is not None:
             assert other.legal(seat) == legal
         checked += 1

@@ -609,6 +609,7 @@ def test_shuffling_face_down_cards_and_the_pile_changes_no_observation(
         other = shuffle_hidden(game, rng)
         for s in range(players):
             assert orjson.dumps(other.observe(s)) == orjson.dumps(game.observe(s))
+            assert orjson.dumps(other.observation(s)) == orjson.dumps(game.observation(s))
         if seat is not None:
             assert other.legal(seat) == legal
         checked += 1

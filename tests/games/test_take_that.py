@@ -229,7 +229,7 @@ def test_observation_ignores_cards_the_seat_cannot_know(
         seat = game.to_move()[0]
         game.apply(seat, rng.choice(game.legal(seat)))
     for seat in range(players):
-        before = game.observe(seat)
+        before, envelope = game.observe(seat), game.observation(seat)
         hidden = list(game.draw_pile)
         for other in range(players):
             if other != seat:
@@ -245,6 +245,7 @@ def test_observation_ignores_cards_the_seat_cannot_know(
             game.minus_unseen[other], hidden = hidden[:n], hidden[n:]
         assert not hidden
         assert game.observe(seat) == before
+        assert game.observation(seat) == envelope  # protocol 2 hides the same
 
 
 def test_random_games_end_with_consistent_scores() -> None:

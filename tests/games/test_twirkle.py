@@ -837,7 +837,7 @@ def test_other_hands_and_the_bag_never_show_in_an_observation() -> None:
         if index % 9:
             continue
         for seat in range(3):
-            before = game.observe(seat)
+            before, envelope = game.observe(seat), game.observation(seat)
             other = copy.deepcopy(game)
             others = [s for s in range(3) if s != seat]
             pool = other.bag + [k for s in others for k in other.hands[s]]
@@ -848,6 +848,7 @@ def test_other_hands_and_the_bag_never_show_in_an_observation() -> None:
             other.bag = pool
             other.changed()
             assert other.observe(seat) == before
+            assert other.observation(seat) == envelope  # protocol 2 hides the same
             # The seat's own hand is there; the others' cards only as counts.
             assert before["hand"] == [NAMES[k] for k in game.hands[seat]]
             if seat != game.current:  # somebody else's picked card is theirs to know

@@ -60,7 +60,7 @@ from arena.games.krumme10.sampling import (
     possible_in_pile,
     undersides,
 )
-from arena.games.krumme10.views import ObservedParts
+from arena.games.krumme10.views import Krumme10Observation, ObservedParts
 from arena.games.leylo.draws import shuffle
 
 T = TypeVar("T")
@@ -428,7 +428,7 @@ class Krumme10(Game):
         self.phase = PLAY
 
     # ----- views and results ---------------------------------------------
-    def _observe(self, seat: int) -> dict[str, Any]:
+    def _observe(self, seat: int) -> Krumme10Observation:
         """Everything visible (K2): top sides, seen down sides, visible pink 4s, counts.
 
         The card lists come from `ObservedParts`, which rebuilds only the lists whose
@@ -446,24 +446,26 @@ class Krumme10(Game):
         return {
             "seat": seat,
             "players": self.players,
-            "variant": dict(self.variant),
-            "phase": phase,
-            "to_move": None if phase == OVER else self._to_move()[0],
-            "turn": self.current,
-            "target": self.target,
-            "sum": self._display_sum(),
-            "display": parts.display.update(self.display).copies(),
-            "to_take": parts.to_take.update(self.to_take).copies(),
-            "score_highest": self.score_highest if phase == SCORE else None,
-            "hands": parts.hand_views(self.hands),
-            "draw_pile": len(self.pile),
-            "discard": parts.discard.update(self.discard).copies(),
-            "points": parts.point_views(self.points),
+            "phase": phase,  # type: ignore[typeddict-item]  # one of the five names
+            "to_move": [] if phase == OVER else self._to_move(),
             "scores": scores,
-            "teams": list(teams) if teams is not None else None,
-            "team_scores": team_scores,
-            "reshuffled": self.reshuffled,
-            "drawing": self.drawing,
+            "game": {
+                "variant": dict(self.variant),  # type: ignore[typeddict-item]  # the four keys
+                "turn": self.current,
+                "target": self.target,  # type: ignore[typeddict-item]  # 10 or 15
+                "sum": self._display_sum(),
+                "display": parts.display.update(self.display).copies(),
+                "to_take": parts.to_take.update(self.to_take).copies(),
+                "score_highest": self.score_highest if phase == SCORE else None,
+                "hands": parts.hand_views(self.hands),
+                "draw_pile": len(self.pile),
+                "discard": parts.discard.update(self.discard).copies(),
+                "points": parts.point_views(self.points),
+                "teams": list(teams) if teams is not None else None,
+                "team_scores": team_scores,
+                "reshuffled": self.reshuffled,
+                "drawing": self.drawing,
+            },
         }
 
     def _points(self, seat: int) -> int:

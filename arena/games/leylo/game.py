@@ -58,7 +58,7 @@ from arena.games.leylo.decisions import (
 from arena.games.leylo.draws import shuffle
 from arena.games.leylo.playout import random_playout
 from arena.games.leylo.search import fill_from_observation, hidden_places, ruled_out_places
-from arena.games.leylo.views import SHOWN, ViewParts, copy_result
+from arena.games.leylo.views import SHOWN, LeyloObservation, ViewParts, copy_result
 
 #: The deck's codes in table order (what a deal shuffles), and sorted (what a replayed
 #: deal must hold).
@@ -514,7 +514,7 @@ class Leylo(Game):
         return ruled_out_places(self, seat)
 
     # ----- observation ------------------------------------------------
-    def _observe(self, seat: int) -> dict[str, Any]:
+    def _observe(self, seat: int) -> LeyloObservation:
         """What `seat` knows (L11): face-up cards, the discard pile, counts; no face-down card.
 
         The grids and piles come from the parts kept between calls (views.py), copied.
@@ -530,27 +530,29 @@ class Leylo(Game):
         return {
             "seat": seat,
             "players": n,
-            "round": self.round_no,
-            "rounds": self.variant["rounds"],
-            "dealer": self.dealer,
-            "start_seat": self.start_seat,
-            "phase": self.phase,
+            "phase": self.phase,  # type: ignore[typeddict-item]  # one of the six names
             "to_move": self.to_move(),
-            "current": self.current if in_turn else None,
-            "gap": gap,
-            "turns_taken": self.turns,
-            "turn_limit": TURNS_PER_PLAYER * n,
-            "ender": self.ender,
-            "final_turns_left": self.final_left if self.ender is not None else None,
-            "action_card_value": card_value(ACTION, n),
-            "grids": list(map(list, grids)),
-            "face_down": list(face_down),
-            "discard": list(parts.discard_names(self.discard)),
-            "draw_pile_size": len(self.pile),
-            "draw_pile_known": self._known_pile_view(seat, parts),
-            "holding": self._holding_view(seat),
-            "totals": list(self.totals),
-            "results": list(map(copy_result, self.results)),
+            "scores": list(self.totals),
+            "game": {
+                "round": self.round_no,
+                "rounds": self.variant["rounds"],
+                "dealer": self.dealer,
+                "start_seat": self.start_seat,
+                "current": self.current if in_turn else None,
+                "gap": gap,  # type: ignore[typeddict-item]  # after, before
+                "turns_taken": self.turns,
+                "turn_limit": TURNS_PER_PLAYER * n,
+                "ender": self.ender,
+                "final_turns_left": self.final_left if self.ender is not None else None,
+                "action_card_value": card_value(ACTION, n),  # type: ignore[typeddict-item]
+                "grids": list(map(list, grids)),  # type: ignore[arg-type]  # cell names
+                "face_down": list(face_down),
+                "discard": list(parts.discard_names(self.discard)),  # type: ignore[arg-type]
+                "draw_pile_size": len(self.pile),
+                "draw_pile_known": self._known_pile_view(seat, parts),  # type: ignore[typeddict-item]
+                "holding": self._holding_view(seat),  # type: ignore[typeddict-item]
+                "results": list(map(copy_result, self.results)),  # type: ignore[arg-type]
+            },
         }
 
     def _known_pile_view(self, seat: int, parts: ViewParts) -> list[str] | None:

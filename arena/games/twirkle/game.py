@@ -85,6 +85,7 @@ from arena.games.twirkle.state import (
     OUT_BONUS,
     TURN_DECISIONS,
 )
+from arena.games.twirkle.views import TwirkleObservation
 
 #: The 108 cards in kind order, to check a recorded deal against.
 FULL_DECK = full_deck()
@@ -612,7 +613,7 @@ class Twirkle(Game):
 
     def _ruled_out(self, seat: int) -> dict[str, list[Any]]:
         """W2: a start player opening a line of six holds exactly the rest of that line."""
-        return sampling.ruled_out(self._observe(seat))
+        return sampling.ruled_out(self.observe(seat))
 
     @classmethod
     def _determinize(
@@ -632,7 +633,7 @@ class Twirkle(Game):
         return state
 
     # ----- views and results ---------------------------------------------
-    def _observe(self, seat: int) -> dict[str, Any]:
+    def _observe(self, seat: int) -> TwirkleObservation:
         """Own hand, the whole board, counts for everything hidden.
 
         Also what the seat remembers: the turn under way (its action, the cards an
@@ -652,44 +653,50 @@ class Twirkle(Game):
                 "lifted": self._lifted_view(),
                 "last_put": None if self.shift_last is None else list(decode(self.shift_last)),
             }
+        over = self.phase == "over"
         return {
             "seat": seat,
             "players": self.players,
-            "phase": self.phase,
-            "to_move": None if self.phase == "over" else mover,
-            "start_seat": self.start_seat,
-            "opening_size": self.opening_size,
-            "hand": [NAMES[k] for k in self.hands[seat]],
-            "picked": (NAMES[self.picked] if seat == mover and self.picked is not None else None),
-            "exchange_selected": (
-                [NAMES[k] for k in sorted(self.selected)] if seat == mover else []
-            ),
-            "exchange_count": len(self.selected),
-            "exchanged": self.exchanged,
-            "returned": ([NAMES[k] for k in self.returned] if seat == self.returner else []),
-            "board": self.board.card_views(),
-            "turn_action": self.turn_action or None,
-            "placed": [
-                _card_view(cell, kind)
-                for cell, kind in zip(self.placed_cells, self.placed_kinds, strict=True)
-            ],
-            "placement_points": (
-                self.turn_points
-                if self.phase != "placing"
-                else self.board.placement_points(self.placed_cells)
-            ),
-            "shift": shift,
-            "bag": len(self.bag),
-            "hand_sizes": [
-                len(h) + (len(self.selected) if s == mover else 0) for s, h in enumerate(self.hands)
-            ],
+            "phase": self.phase,  # type: ignore[typeddict-item]  # one of the six names
+            "to_move": [] if over else [mover],
             "scores": list(self.scores),
-            "turns": self.turns,
-            "passes": self.passes,
-            "idle_turns": self.idle,
-            "idle_limit": IDLE_ROUNDS * self.players,
-            "last_turns": [dict(t) if t else None for t in self.last_turns],
-            "end": dict(self.end) if self.end else None,
+            "game": {
+                "start_seat": self.start_seat,
+                "opening_size": self.opening_size,
+                "hand": [NAMES[k] for k in self.hands[seat]],
+                "picked": (
+                    NAMES[self.picked] if seat == mover and self.picked is not None else None
+                ),
+                "exchange_selected": (
+                    [NAMES[k] for k in sorted(self.selected)] if seat == mover else []
+                ),
+                "exchange_count": len(self.selected),
+                "exchanged": self.exchanged,
+                "returned": ([NAMES[k] for k in self.returned] if seat == self.returner else []),
+                "board": self.board.card_views(),  # type: ignore[typeddict-item]
+                "turn_action": self.turn_action or None,  # type: ignore[typeddict-item]
+                "placed": [
+                    _card_view(cell, kind)  # type: ignore[misc]
+                    for cell, kind in zip(self.placed_cells, self.placed_kinds, strict=True)
+                ],
+                "placement_points": (
+                    self.turn_points
+                    if self.phase != "placing"
+                    else self.board.placement_points(self.placed_cells)
+                ),
+                "shift": shift,  # type: ignore[typeddict-item]
+                "bag": len(self.bag),
+                "hand_sizes": [
+                    len(h) + (len(self.selected) if s == mover else 0)
+                    for s, h in enumerate(self.hands)
+                ],
+                "turns": self.turns,
+                "passes": self.passes,
+                "idle_turns": self.idle,
+                "idle_limit": IDLE_ROUNDS * self.players,
+                "last_turns": [dict(t) if t else None for t in self.last_turns],  # type: ignore[misc]
+                "end": dict(self.end) if self.end else None,  # type: ignore[typeddict-item]
+            },
         }
 
     def _lifted_view(self) -> dict[str, Any] | None:
