@@ -42,6 +42,14 @@ def run(
         list[str] | None, typer.Option("--variant", help="KEY=VALUE, repeatable.")
     ] = None,
     decision_timeout: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
+    time_control: Annotated[
+        str | None,
+        typer.Option(
+            "--time-control",
+            help="2s/decision, or a bank and an increment such as 10s+100ms "
+            "(replaces --decision-timeout; PROTOCOL.md, Time).",
+        ),
+    ] = None,
     no_pin: Annotated[bool, typer.Option("--no-pin", help="Do not pin workers to cores.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
@@ -67,6 +75,7 @@ def run(
         "workers": workers,
         "seed": seed,
         "decision_timeout": decision_timeout,
+        "time_control": time_control,
         "variant": parse_variant_pairs(variant or []),
         "name": f"{game}-ladder",
     }

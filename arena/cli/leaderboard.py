@@ -12,6 +12,7 @@ from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
 from arena.cli.tables import STANDINGS_DROP
 from arena.games import load_game
+from arena.tournament.settings import TournamentSettings
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
     from arena.store import Store
@@ -174,11 +175,29 @@ def board(
     title = f"{game} (rules v{rules}) leaderboard ({reports.score_order(game)})"
     if found is not None:
         rule = reports.ranked_by(found)
-        print_standings(rows, f"tournament {tournament} {title}, ranked by {rule}", top)
+        control = TournamentSettings.from_json(found.settings).control
+        heading = f"tournament {tournament} {title}, {control}, ranked by {rule}"
+        print_standings(rows, heading, top)
         return
     # a retired bot stays on the board (its matches rated the others): marked by its name
     rows = [{**r, "bot": f"{r['bot']} (retired)"} if r.get("retired") else r for r in rows]
     print_board(rows, title, top)
+    if rows:
+        out.print(text((time_controls_note(store, game, rules), "dim")))
+
+
+def time_controls_note(store: Store, game: str, rules: int) -> str:
+    """Which time controls the board's rated matches were played under, and whether it
+    mixes them: the all-time ratings count every match alike, whatever its clock
+    (README, "Time controls"); a tournament's standings are one time control."""
+    counts: dict[str, int] = {}
+    for settings, matches in store.match_settings(game, rules):
+        control = str(TournamentSettings.from_json(settings).control)
+        counts[control] = counts.get(control, 0) + matches
+    shown = ", ".join(f"{c} ({n} matches)" for c, n in sorted(counts.items()))
+    if len(counts) > 1:
+        return f"mixed time controls, rated alike: {shown}"
+    return f"time control: {shown}" if counts else "time control: none recorded"
 
 
 def _first(rows: list[dict[str, Any]], top: int | None) -> list[dict[str, Any]]:

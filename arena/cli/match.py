@@ -155,6 +155,14 @@ def match(
         float, typer.Option(help="Seconds a bot has for each decision.")
     ] = 1.0,
     workers: Annotated[int, typer.Option(help="Matches at once (2: both of a pair).")] = 1,
+    time_control: Annotated[
+        str | None,
+        typer.Option(
+            "--time-control",
+            help="2s/decision, or a bank and an increment such as 10s+100ms "
+            "(replaces --decision-timeout; PROTOCOL.md, Time).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress lines.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
@@ -162,6 +170,7 @@ def match(
     tournament; with --sprt until the SPRT accepts H0 or H1 (or --max-matches)."""
     from arena.games import load_game
     from arena.match.lineup import check_seed, check_timeout, new_seed, parse_variant_pairs
+    from arena.protocol.clock import TimeControl
     from arena.tournament import paired
 
     test = make_test(sprt, alpha, beta, model)
@@ -173,6 +182,7 @@ def match(
     try:
         chosen = new_seed() if seed is None else check_seed(seed)
         check_timeout("--decision-timeout", decision_timeout)
+        control = None if time_control is None else str(TimeControl.parse(time_control))
     except ValueError as error:
         raise UserError(str(error)) from None
     load_game(game)  # an unknown game is reported before any bot is registered
@@ -186,6 +196,7 @@ def match(
         variant=parse_variant_pairs(variant or []),
         decision_timeout=decision_timeout,
         workers=workers,
+        time_control=control,
     )
 
     def report(state: PairedState) -> None:

@@ -145,6 +145,14 @@ def play(
     startup_timeout: Annotated[
         float, typer.Option(help="Seconds a bot has to start and answer ready.")
     ] = 10.0,
+    time_control: Annotated[
+        str | None,
+        typer.Option(
+            "--time-control",
+            help="2s/decision, or a bank and an increment such as 10s+100ms "
+            "(replaces --decision-timeout; PROTOCOL.md, Time).",
+        ),
+    ] = None,
 ) -> None:
     """Play one match and print each seat's score, rank and status."""
     from arena.match import lineup, replay
@@ -161,6 +169,7 @@ def play(
         startup_timeout=startup_timeout,
         secret=match_secret(),
         registered=registered_bot,
+        time_control=time_control,
     )
     result = run_match(spec)
     if replay_file is not None and result.replay is not None:

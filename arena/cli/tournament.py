@@ -193,6 +193,14 @@ def run(
         typer.Option("--format", help="round-robin or gauntlet (first bot is the challenger)."),
     ] = None,
     decision_timeout: Annotated[float | None, typer.Option(help="Seconds per decision.")] = None,
+    time_control: Annotated[
+        str | None,
+        typer.Option(
+            "--time-control",
+            help="2s/decision, or a bank and an increment such as 10s+100ms "
+            "(replaces --decision-timeout; PROTOCOL.md, Time).",
+        ),
+    ] = None,
     suspend_after: Annotated[
         int | None, typer.Option(help="Forfeits in a row before a bot is suspended.")
     ] = None,
@@ -227,6 +235,7 @@ def run(
         "seed": seed,
         "format": format,
         "decision_timeout": decision_timeout,
+        "time_control": time_control,
         "suspend_after": suspend_after,
     }
     flags = {k: v for k, v in flags.items() if v is not None}

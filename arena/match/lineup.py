@@ -14,6 +14,7 @@ from typing import Any
 from arena.games import VariantError, load_game
 from arena.match import seeds
 from arena.match.run import BotRef, MatchSpec
+from arena.protocol.clock import TimeControl
 from arena.submissions.botfiles import read_folder
 from arena.submissions.manifest import BotFolderError, bundled_names, find_bot, prepare
 from arena.submissions.names import is_path
@@ -114,12 +115,14 @@ def match_spec(
     match_id: str | None = None,
     secret: bytes | None = None,
     registered: Registered | None = None,
+    time_control: str | None = None,
 ) -> MatchSpec:
     """A checked spec for one match of `game_id` between `bots` (paths or bundled names,
     and registered names when `registered` looks them up).
 
     With `secret` (the database's) the same `seed` gives the same match again;
-    without it the match runs on one-off keys that nobody can reproduce.
+    without it the match runs on one-off keys that nobody can reproduce. A
+    `time_control` (arena.protocol.clock.TimeControl's text) replaces `decision_timeout`.
     """
     game = load_game(game_id)
     game.spec.check_players(len(bots))
@@ -130,6 +133,7 @@ def match_spec(
         seed = new_seed() if seed is None else check_seed(seed)
     except ValueError as error:
         raise VariantError(str(error)) from None
+    control = None if time_control is None else TimeControl.parse(time_control)
     refs = tuple(bot_ref(bot, game_id, registered) for bot in bots)
     instance = "play"
     keys = (
@@ -146,4 +150,5 @@ def match_spec(
         decision_timeout=decision_timeout,
         startup_timeout=startup_timeout,
         keys=keys,
+        time_control=control,
     )

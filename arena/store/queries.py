@@ -31,6 +31,7 @@ from arena.store.models import (
     MatchSeat,
     Rating,
     Suspension,
+    Tournament,
 )
 from arena.store.records import Inherit, LeaderRow, SuspensionRecord
 
@@ -213,6 +214,23 @@ class Queries(Database):
                 .group_by(col(MatchSeat.bot_version_id))
             ).all()
         return {version: int(n) for version, n in rows}
+
+    def match_settings(self, game: str, rules: int) -> list[tuple[dict[str, Any], int]]:
+        """The settings of every tournament with rated matches of `game` under `rules`,
+        with how many: what the leaderboard says of the time controls it mixes."""
+        with self.read() as s:
+            rows = s.execute(
+                select(col(Tournament.settings), func.count())
+                .join(Match, col(Match.tournament_id) == col(Tournament.id))
+                .where(
+                    Match.game == game,
+                    Match.game_version == rules,
+                    Match.recorded == True,  # noqa: E712
+                    col(Match.status).not_in(VOID),
+                )
+                .group_by(col(Tournament.id))
+            ).all()
+        return [(dict(settings or {}), int(n)) for settings, n in rows]
 
     def seat_statuses(self, tournament_id: int) -> dict[str, int]:
         """Recorded seats of a tournament per status word (ok, crash, timeout, ...: the

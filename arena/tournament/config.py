@@ -10,6 +10,7 @@ from typing import Any
 
 from arena.games import GameError
 from arena.match.lineup import check_seed, check_timeout
+from arena.protocol.clock import TimeControl
 from arena.sandbox import limits as bot_limits
 
 
@@ -62,6 +63,9 @@ class TournamentConfig:
     variant: dict[str, Any] = field(default_factory=dict)
     decision_timeout: float = 1.0
     startup_timeout: float = 10.0
+    #: The seats' time control (arena.protocol.clock: "2s/decision", "10s+100ms"); when
+    #: unset, `decision_timeout` seconds per decision.
+    time_control: str | None = None
     #: Forfeits in a row after which a bot sits out the rest of the tournament.
     suspend_after: int = 5
     #: One bot process per match instead of reusing processes across matches.
@@ -89,6 +93,8 @@ class TournamentConfig:
             check_timeout("decision_timeout", self.decision_timeout)
             check_timeout("startup_timeout", self.startup_timeout)
             check_seed(self.seed)
+            if self.time_control is not None:
+                TimeControl.parse(str(self.time_control))
         except ValueError as error:
             raise ConfigError(str(error)) from None
         try:
@@ -139,6 +145,10 @@ def from_mapping(data: dict[str, Any], base: TournamentConfig | None = None) -> 
         values["bots"] = tuple(b.strip() for b in bots)
     config = base or TournamentConfig()
     for key, value in values.items():
+        if key == "time_control" and value is not None:  # optional: no default to type it
+            if not isinstance(value, str):
+                raise ConfigError(f"time_control must be a string such as 10s+100ms, not {value!r}")
+            continue
         expected = type(getattr(config, key))
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)

@@ -56,6 +56,8 @@ class PairedSettings:
     decision_timeout: float = 1.0
     startup_timeout: float = 10.0
     workers: int = 1
+    #: The time control as TimeControl spells it (None: `decision_timeout` per decision).
+    time_control: str | None = None
 
     @property
     def max_pairs(self) -> int:
@@ -68,6 +70,7 @@ class PairedSettings:
             bots=(self.a, self.b),
             decision_timeout=self.decision_timeout,
             startup_timeout=self.startup_timeout,
+            time_control=self.time_control,
             suspend_after=0,
             limits={},
             workers=self.workers,
@@ -206,6 +209,7 @@ def settings_of(tournament: Tournament) -> PairedSettings:
         decision_timeout=stored.decision_timeout,
         startup_timeout=stored.startup_timeout,
         workers=stored.workers,
+        time_control=stored.time_control,
     )
 
 

@@ -50,6 +50,7 @@ def match_spec(
         decision_timeout=settings.decision_timeout,
         startup_timeout=settings.startup_timeout,
         limits=bot_limits.from_settings(settings.limits),
+        time_control=settings.control,
     )
 
 

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.protocol.clock import TimeControl
 from arena.results.sprt import Sprt
 from arena.skill import Skill
 from arena.tournament.config import TournamentConfig
@@ -112,6 +113,9 @@ class TournamentSettings:
     bots: tuple[str, ...] = ()
     decision_timeout: float = _DEFAULTS.decision_timeout
     startup_timeout: float = _DEFAULTS.startup_timeout
+    #: The time control as `TimeControl` spells it; None (every tournament before time
+    #: controls): `decision_timeout` per decision.
+    time_control: str | None = None
     #: Forfeits in a row after which a bot sits out the rest (0: never, an `arena match` run).
     suspend_after: int = _DEFAULTS.suspend_after
     #: Stricter per-bot limits (arena.sandbox.limits.from_settings).
@@ -135,6 +139,9 @@ class TournamentSettings:
             bots=tuple(config.bots),
             decision_timeout=config.decision_timeout,
             startup_timeout=config.startup_timeout,
+            time_control=(
+                None if config.time_control is None else str(TimeControl.parse(config.time_control))
+            ),
             suspend_after=config.suspend_after,
             limits=dict(config.limits),
             workers=config.workers,
@@ -142,6 +149,13 @@ class TournamentSettings:
             fresh_processes=config.fresh_processes,
             pin_workers=config.pin_workers,
         )
+
+    @property
+    def control(self) -> TimeControl:
+        """The seats' time control."""
+        if self.time_control is None:
+            return TimeControl.per(self.decision_timeout)
+        return TimeControl.parse(self.time_control)
 
     @property
     def planned(self) -> int | None:
@@ -162,6 +176,8 @@ class TournamentSettings:
             "fresh_processes": self.fresh_processes,
             "pin_workers": self.pin_workers,
         }
+        if self.time_control is not None:  # only then: older settings keep their keys
+            data["time_control"] = self.time_control
         if self.ladder is not None:
             data.update(self.ladder.to_json())
         if self.paired is not None:
@@ -178,6 +194,7 @@ class TournamentSettings:
             bots=tuple(str(b) for b in data.get("bots", ())),
             decision_timeout=float(data.get("decision_timeout", cls.decision_timeout)),
             startup_timeout=float(data.get("startup_timeout", cls.startup_timeout)),
+            time_control=None if data.get("time_control") is None else str(data["time_control"]),
             suspend_after=int(data.get("suspend_after", cls.suspend_after)),
             limits=dict(data.get("limits", {})),
             workers=int(data.get("workers", cls.workers)),
