@@ -11,7 +11,8 @@ not the bots, which are other processes in their own cgroups) per match, the wal
 time per match, and arena's CPU per MiB the noisy bot wrote.
 
 With `--against DIR` (a checkout of another commit, e.g. `git worktree add /tmp/before
-52903ab`), every round runs that tree's arena too, interleaved with this one: the
+52903ab`, in the folders of today or the flat layout of before: `arena_of`), every
+round runs that tree's arena too, interleaved with this one: the
 round's order alternates. The bot folders are this tree's, so both trees play the
 same bots. Each run then feeds 16 MiB of each of SHAPES (blank lines of 1, 2 and
 1 Mi bytes, an answer after each MiB) straight to BotProcess.receive, in 64 KiB
@@ -21,6 +22,7 @@ chunks, and prints arena's CPU per MiB. Printed: the median and min..max over ro
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import statistics
 import subprocess
@@ -28,6 +30,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,17 +40,37 @@ MIB = 1024 * 1024
 NOISE_BYTES = 104_200
 
 
+def arena_of(root: Path) -> SimpleNamespace:
+    """What a run uses of the arena found in `root`, in either layout: folders by wing
+    (arena/match/run.py, arena/status.py, arena/submissions/manifest.py) or the flat
+    one of before (arena/match.py, which held the statuses too, arena/manifest.py)."""
+    sys.path.insert(0, str(root))
+    try:
+        run = importlib.import_module("arena.match.run")
+        status = importlib.import_module("arena.status")
+        manifest = importlib.import_module("arena.submissions.manifest")
+    except ModuleNotFoundError:  # the flat layout: arena.match is a module
+        run = status = importlib.import_module("arena.match")
+        manifest = importlib.import_module("arena.manifest")
+    pool = importlib.import_module("arena.players.pool")
+    return SimpleNamespace(
+        BotRef=run.BotRef,
+        MatchSpec=run.MatchSpec,
+        run_match=run.run_match,
+        BotPool=pool.BotPool,
+        SeatStatus=status.SeatStatus,
+        load_manifest=manifest.load_manifest,
+        resolve_command=manifest.resolve_command,
+    )
+
+
 def one_run(root: Path, matches: int) -> dict[str, float]:
     """Play the matches with the arena found in `root`; the figures per match."""
-    sys.path.insert(0, str(root))
-    from arena.match.run import BotRef, MatchSpec, run_match
-    from arena.players.pool import BotPool
-    from arena.status import SeatStatus
-    from arena.submissions.manifest import load_manifest, resolve_command
+    api = arena_of(root)
 
-    def ref(name: str) -> BotRef:
-        manifest = load_manifest(BOTS / name)
-        return BotRef(name, str(manifest.folder), tuple(resolve_command(manifest)))
+    def ref(name: str) -> Any:
+        manifest = api.load_manifest(BOTS / name)
+        return api.BotRef(name, str(manifest.folder), tuple(api.resolve_command(manifest)))
 
     import arena
 
@@ -55,16 +78,17 @@ def one_run(root: Path, matches: int) -> dict[str, float]:
     figures: dict[str, float] = {}
     for label, names in (("noisy", ("blank_flood", "polite")), ("polite", ("polite", "polite"))):
         refs = tuple(ref(name) for name in names)
-        pool = BotPool(reuse=True)
+        pool = api.BotPool(reuse=True)
         try:
-            run_match(MatchSpec("warm", "take-that", 0, refs), pool)  # start the processes
+            api.run_match(api.MatchSpec("warm", "take-that", 0, refs), pool)  # start the processes
             cpu, wall, decisions, lost = time.process_time(), time.monotonic(), 0, 0
             for number in range(matches):
-                result = run_match(MatchSpec(f"m{number}", "take-that", number + 1, refs), pool)
+                spec = api.MatchSpec(f"m{number}", "take-that", number + 1, refs)
+                result = api.run_match(spec, pool)
                 assert result.replay is not None
                 events = result.replay["events"]  # the bot's own answers, not fallbacks
                 decisions += sum(1 for e in events if e.get("seat") == 0 and "by" not in e)
-                lost += result.seats[0].status is not SeatStatus.OK
+                lost += result.seats[0].status is not api.SeatStatus.OK
             cpu, wall = time.process_time() - cpu, time.monotonic() - wall
         finally:
             pool.close()
