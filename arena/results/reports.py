@@ -198,7 +198,7 @@ def _event_matches(
         if all(s.mu_after is not None for s in group):
             played.append(rating.Played(tuple(s.bot_version_id for s in group), ranks, teams))
         for i, seat in enumerate(group):
-            if seat.score is not None:  # a counted game (`store._seat_stats`)
+            if seat.score is not None:  # a counted game (arena.store.counting.tally)
                 points[seat.bot_version_id] = points.get(seat.bot_version_id, 0.0) + _points(
                     i, ranks, teams
                 )
