@@ -13,6 +13,7 @@ from jsonschema import Draft202012Validator
 
 from arena.games import Game, all_games
 from arena.games.base import IllegalDecision
+from arena.games.observation import is_envelope
 from arena.testing import check_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,6 +37,7 @@ def test_every_game_has_a_rules_page_and_schemas(game: type[Game]) -> None:
     for name in (
         f"{game.spec.id}.md",
         f"{game.spec.id}.observation.schema.json",
+        f"{game.spec.id}.observation.v2.schema.json",
         f"{game.spec.id}.decision.schema.json",
     ):
         assert (ROOT / "protocol" / "games" / name).is_file(), f"missing protocol/games/{name}"
@@ -51,22 +53,33 @@ def load_schemas(game: type[Game]) -> tuple[Draft202012Validator, Draft202012Val
     )
 
 
+def load_envelope_schema(game: type[Game]) -> Draft202012Validator:
+    path = ROOT / "protocol" / "games" / f"{game.spec.id}.observation.v2.schema.json"
+    return Draft202012Validator(json.loads(path.read_text()))
+
+
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
 def test_rules_page_examples_match_the_schemas(game: type[Game]) -> None:
-    """Every JSON example on a rules page is a valid observation or a (list of) decision(s)."""
+    """Every JSON example on a rules page is a valid observation (an envelope of protocol 2,
+    or version 1) or a (list of) decision(s)."""
     observation, decision = load_schemas(game)
+    envelope = load_envelope_schema(game)
     text = (ROOT / "protocol" / "games" / f"{game.spec.id}.md").read_text()
     blocks = [b.split("```", 1)[0] for b in text.split("```json\n")[1:]]
     assert len(blocks) >= 2, "a rules page shows an observation and the decisions"
     for block in blocks:
         value = json.loads(block)
         for item in value if isinstance(value, list) else [value]:
-            (observation if "seat" in item else decision).validate(item)
+            if "seat" not in item:
+                decision.validate(item)
+            else:
+                (envelope if is_envelope(item) else observation).validate(item)
 
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
 def test_observations_and_legal_decisions_match_the_schemas(game: type[Game]) -> None:
     observation, decision = load_schemas(game)
+    envelope = load_envelope_schema(game)
     checked: set[bytes] = set()
     for players in range(game.spec.min_players, game.spec.max_players + 1):
         state = game.new(players, seed=players)
@@ -77,6 +90,7 @@ def test_observations_and_legal_decisions_match_the_schemas(game: type[Game]) ->
             if step % 7 == 0:
                 for seat in range(players):
                     observation.validate(state.observe(seat))
+                    envelope.validate(state.observation(seat))
             rng = random.Random(step)
             choices = {seat: rng.choice(state.legal(seat)) for seat in movers}
             for seat in movers:
@@ -92,6 +106,7 @@ def test_observations_and_legal_decisions_match_the_schemas(game: type[Game]) ->
         assert state.is_over()
         for seat in range(players):
             observation.validate(state.observe(seat))
+            envelope.validate(state.observation(seat))
 
 
 def undescribed_fields(node: Any, path: str = "") -> list[str]:
@@ -113,7 +128,7 @@ def undescribed_fields(node: Any, path: str = "") -> list[str]:
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
 def test_schemas_describe_every_field_for_bot_authors(game: type[Game]) -> None:
-    for kind in ("observation", "decision"):
+    for kind in ("observation", "observation.v2", "decision"):
         path = ROOT / "protocol" / "games" / f"{game.spec.id}.{kind}.schema.json"
         schema = json.loads(path.read_text())
         assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
