@@ -53,30 +53,41 @@ class BodyLimit:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.seconds
         received = 0
-        started = False
+        started = answered = False
+
+        async def refuse(error: TooLarge | TooSlow) -> TooLarge | TooSlow:
+            """Answer the refusal here, at once: the app's own parsers would make it a
+            400 of theirs, which is then dropped (`sending`)."""
+            nonlocal answered
+            if not started and not answered:
+                answered = True
+                await _answer(send, 413 if isinstance(error, TooLarge) else 408, str(error))
+            return error
 
         async def bounded() -> Message:
             nonlocal received
             try:
                 message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
             except TimeoutError:
-                raise TooSlow(f"the request body took more than {self.seconds:g} s") from None
+                limit = f"the request body took more than {self.seconds:g} s"
+                raise await refuse(TooSlow(limit)) from None
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise TooLarge(self._too_large())
+                    raise await refuse(TooLarge(self._too_large()))
             return message
 
         async def sending(message: Message) -> None:
             nonlocal started
+            if answered:
+                return  # the refusal was answered; the app's late answer is dropped
             started = started or message["type"] == "http.response.start"
             await send(message)
 
         try:
             await self.app(scope, bounded, sending)
         except (TooLarge, TooSlow) as error:  # raised where no handler of the app saw it
-            if not started:
-                await _answer(send, 413 if isinstance(error, TooLarge) else 408, str(error))
+            await refuse(error)
 
     def _too_large(self) -> str:
         return f"the request body is larger than {self.max_bytes // 2**20} MiB"

@@ -129,12 +129,19 @@ class Jobs:
     def _run(self, job: Job) -> None:
         job.state = UNPACKING
         with tempfile.TemporaryDirectory(dir=self.folder) as unpacked:
-            folder = uploads.unpack(job.archive, Path(unpacked))
-            job.archive.unlink(missing_ok=True)
-            job.state = CHECKING
-            version, created = registry.submit(
-                self.store, self.home, str(folder), job.name, owner=job.owner
-            )
+            try:
+                folder = uploads.unpack(job.archive, Path(unpacked))
+                job.archive.unlink(missing_ok=True)
+                job.state = CHECKING
+                version, created = registry.submit(
+                    self.store, self.home, str(folder), job.name, owner=job.owner
+                )
+            except ArenaError as error:
+                # the author's paths are inside the archive: the server's folder is not news
+                job.error = _without(str(error), unpacked)
+                job.details = _without(error.details, unpacked)
+                job.state = REFUSED
+                return
         bot = self.store.version_names()[version.id or 0][0]
         job.result = {
             "bot": bot,
@@ -143,3 +150,10 @@ class Jobs:
             "created": created,
         }
         job.state = REGISTERED if created else UNCHANGED
+
+
+def _without(message: str, folder: str) -> str:
+    """`message` with the unpacking folder's paths made relative to the archive."""
+    for prefix in (f"{folder}/", folder):
+        message = message.replace(prefix, "")
+    return message

@@ -1,0 +1,92 @@
+"""A submission over HTTP end to end (the sandboxed build and check of `arena bot
+submit`), and `arena serve` as a process stopped by SIGTERM."""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import tarfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from arena.store import Store
+from tests.helpers import TEST_BOTS
+from tests.service_fixtures import Served, populate, serve
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    home = tmp_path_factory.mktemp("submit")
+    store = Store(f"sqlite:///{home / 'arena.db'}")
+    tokens, match_id = populate(store)
+    for url in serve(store, home):
+        yield Served(url, store, home, tokens, match_id)
+
+
+def folder_archive(folder: Path) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        tar.add(folder, arcname=".")
+    return buffer.getvalue()
+
+
+def test_a_submission_is_built_checked_and_stored_as_the_accounts(served: Served) -> None:
+    archive = folder_archive(TEST_BOTS / "polite")
+    with served.client("alice") as alice:
+        answer = alice.post(
+            "/api/bots", files={"archive": ("p.tar.gz", archive)}, data={"name": "polite-a"}
+        )
+        assert answer.status_code == 202 and answer.json()["state"] in ("queued", "unpacking")
+        job = answer.json()["submission"]
+        found = alice.get(f"/api/submissions/{job}", params={"wait": 30}).json()
+        while not found["done"]:
+            found = alice.get(f"/api/submissions/{job}", params={"wait": 30}).json()
+        assert found["state"] == "registered", found
+        assert (found["bot"], found["version"]) == ("polite-a", 1)
+        assert served.store.bot_owner("polite-a") == "account:alice"
+        again = alice.post(
+            "/api/bots", files={"archive": ("p.tar.gz", archive)}, data={"name": "polite-a"}
+        ).json()["submission"]
+        found = alice.get(f"/api/submissions/{again}", params={"wait": 30}).json()
+        assert found["state"] == "unchanged" and found["version"] == 1
+    with served.client("bob") as bob:
+        taken = bob.post(
+            "/api/bots", files={"archive": ("p.tar.gz", archive)}, data={"name": "polite-a"}
+        ).json()["submission"]
+        found = bob.get(f"/api/submissions/{taken}", params={"wait": 30}).json()
+        assert found["state"] == "refused" and "belongs to 'account:alice'" in found["error"]
+    assert [v.number for v in served.store.versions(name="polite-a")] == [1]
+
+
+def test_sigterm_stops_arena_serve_and_a_taken_port_is_one_line(tmp_path: Path) -> None:
+    env = {**os.environ, "ARENA_HOME": str(tmp_path)}
+    arena = [sys.executable, "-m", "arena"]
+    process = subprocess.Popen(
+        [*arena, "serve", "--port", "0"], env=env, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert line.startswith("serving sqlite:///"), line
+        url = line.split(" on ")[1].split(" ")[0]
+        assert httpx.get(f"{url}/api/health").json() == {"ok": True}
+        port = url.rsplit(":", 1)[1]
+        taken = subprocess.run(
+            [*arena, "serve", "--port", port], env=env, capture_output=True, text=True
+        )
+        assert taken.returncode == 1
+        assert taken.stderr.startswith(f"error: cannot listen on 127.0.0.1:{port}: ")
+        assert len(taken.stderr.strip().splitlines()) == 1
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) in (0, -signal.SIGTERM)
+    finally:
+        process.kill()
+        process.wait()
