@@ -295,3 +295,34 @@ def test_replay_show_prints_the_clock_and_the_debug_text_escaped(tmp_path: Path)
     assert "\x1b" not in shown.output and "\u202e" not in shown.output
     assert "debug: \\x1b[31mred" in shown.output  # ANSI spelled out, never sent raw
     assert "debug: </script><script>" in shown.output  # a terminal shows markup as text
+
+
+@pytest.mark.slow  # it plays matches (bot check starts the bots)
+def test_bot_check_shows_what_answers_were_charged_and_the_last_debug_texts(
+    tmp_path: Path,
+) -> None:
+    from arena.submissions import check
+    from arena.submissions.manifest import load_manifest
+
+    folder = tmp_path / "talker"
+    body = (
+        "        n = m['id']\n"
+        "        if n == 4:\n"
+        "            print(json.dumps({'type': 'decision', 'id': n, 'decision': 'nope',"
+        " 'debug': 'giving up <now>'}), flush=True)\n"
+        "            continue\n"
+        "        print(json.dumps({'type': 'decision', 'id': n, 'decision': m['legal'][0],"
+        " 'debug': f'thinking {n}'}), flush=True)\n"
+        "        continue\n"
+    )
+    write_bot(folder, "talker", body)
+    (folder / "bot.toml").write_text(
+        'name = "talker"\ncommand = ["python3", "bot.py"]\nprotocol = 2\ngames = ["take-that"]\n'
+    )
+    report = check.check_built(load_manifest(folder), check.Plan(deals=1, variants=False), seed=3)
+    (game,) = report.games
+    assert not game.passed and game.forfeit is not None
+    assert game.forfeit.status is SeatStatus.ILLEGAL
+    assert game.forfeit.debug == ["thinking 1", "thinking 2", "thinking 3", "giving up <now>"]
+    assert game.charged_p50_ms is not None and game.charged_max_ms is not None
+    assert 0 <= game.charged_p50_ms <= game.charged_max_ms <= game.deadline_ms

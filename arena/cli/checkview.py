@@ -53,12 +53,24 @@ CHECK_COLUMNS = (
     "p50 ms",
     "p99 ms",
     "max ms",
+    "charged p50",
+    "charged p99",
+    "charged max",
     "deadline ms",
     "start-up ms",
     "peak MiB",
     "limit MiB",
 )
-CHECK_DROP = ("p50 ms", "limit MiB", "decisions", "start-up ms", "deadline ms", "matches")
+CHECK_DROP = (
+    "p50 ms",
+    "charged p50",
+    "limit MiB",
+    "decisions",
+    "start-up ms",
+    "charged p99",
+    "deadline ms",
+    "matches",
+)
 
 
 def _check_row(game: GameCheck) -> list[str]:
@@ -76,6 +88,9 @@ def _check_row(game: GameCheck) -> list[str]:
         _ms(game.decision_p50_ms),
         _ms(game.decision_p99_ms),
         _ms(game.decision_max_ms),
+        _ms(game.charged_p50_ms),
+        _ms(game.charged_p99_ms),
+        _ms(game.charged_max_ms),
         str(game.deadline_ms),
         _ms(game.startup_ms),
         _mib(game.peak_memory_bytes),
@@ -134,6 +149,10 @@ def _show_game(game: GameCheck) -> None:
         if forfeit.answering:
             heading = text(("answering arena's message:", "dim"))
             out.print(heading, text(forfeit.answering, block=True), sep="\n")
+        if forfeit.debug:  # the bot's own words: escaped, one line each
+            out.print(text(("its last debug texts:", "dim")))
+            for said in forfeit.debug:
+                out.print(text(said))
     tail = game.stderr_tail.strip("\n")
     if tail.strip():
         if game.passed:  # the last lines only: a passing bot's log is for information

@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING, Any, cast
 from arena import controls
 from arena.games import Decision, Game, Outcome, load_game
 from arena.match import seeds
+from arena.match.results import SeatResult
 from arena.players.pool import BotPool
 from arena.players.process import BotProcess
 from arena.protocol import messages
-from arena.protocol.errors import BotError
 from arena.protocol.clock import SeatClock, TimeControl
+from arena.protocol.errors import BotError
 from arena.sandbox.bwrap import VerifiedRead
 from arena.sandbox.limits import Limits
 from arena.sandbox.spawn import expect_version
@@ -62,9 +63,9 @@ class BotRef:
     #: The stored version's content hash: lets a worker that cannot see `folder`
     #: run the bot from its own verified copy (arena.tournament.bundles).
     sha256: str | None = None
-
     #: The protocol version the bot speaks (its bot.toml's `protocol`).
     protocol: int = messages.PROTOCOL_VERSION
+
 
 @dataclass(frozen=True)
 class MatchSpec:
@@ -81,28 +82,18 @@ class MatchSpec:
     seed: int
     seats: tuple[BotRef, ...]
     variant: dict[str, Any] = field(default_factory=dict)
-    decision_timeout: float = 1.0
     #: The limit per decision in seconds, when `time_control` is None (protocol 1's deadline).
+    decision_timeout: float = 1.0
     startup_timeout: float = 10.0
     limits: Limits = field(default_factory=Limits)
     keys: seeds.MatchKeys | None = None
-
     #: The seats' time control (None: `decision_timeout` per decision).
     time_control: TimeControl | None = None
 
-@dataclass
-class SeatResult:
-    """One seat's result."""
-
-    seat: int
-    bot: str
-    score: float | None
-    rank: int | None
-    status: SeatStatus
-    detail: str = ""
-    stderr: str = ""
-    decisions: int = 0
-    think_seconds: float = 0.0
+    @property
+    def control(self) -> TimeControl:
+        """The time control the seats play under."""
+        return self.time_control or TimeControl.per(self.decision_timeout)
 
 
 @dataclass
@@ -164,7 +155,6 @@ class _Seat:
     def __init__(self, index: int, ref: BotRef, keys: seeds.MatchKeys, control: TimeControl):
         self.index = index
         self.ref = ref
-        self.clock = SeatClock(control)
         self.bot: BotProcess | None = None
         self.status = SeatStatus.OK
         self.detail = ""
@@ -174,6 +164,7 @@ class _Seat:
         self.requests = 0
         self.bot_seed = keys.bots[index]
         self.fallback = random.Random(keys.fallbacks[index])
+        self.clock = SeatClock(control)
 
     def forfeit(self, status: SeatStatus, detail: str, pool: BotPool) -> None:
         LOG.info("seat %d (%s) forfeited: %s: %s", self.index, self.ref.name, status, detail)
@@ -284,11 +275,11 @@ class _Answer:
         event["ms"] = round(self.wall * 1000, 3)
         if self.fallback:
             event["by"] = "fallback"
-            return event
-        event["charged_ms"] = round(self.charged * 1000, 3)
-        if self.bank is not None:
-            event["bank_ms"] = round(self.bank * 1000, 3)
-        if self.debug is not None:
+        else:
+            event["charged_ms"] = round(self.charged * 1000, 3)
+            if self.bank is not None:
+                event["bank_ms"] = round(self.bank * 1000, 3)
+        if self.debug is not None:  # with an illegal answer too: its last words
             event["debug"] = self.debug
         return event
 
@@ -303,9 +294,6 @@ def _observation(game: Game, seat: int, protocol: int) -> dict[str, Any]:
 
 def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> _Answer:
     """One decision from the seat's bot, or from its fallback once it is forfeited.
-    limit = seat.clock.limit()
-    observation = _observation(game, seat.index, bot.protocol)
-    time_left = None if bot.protocol == 1 else seat.clock.request()
 
     The bot may be charged (arena.protocol.clock) up to its clock's limit; what the
     answer cost is taken from its clock.
@@ -315,6 +303,9 @@ def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> _Answer:
     if bot is None:
         return _Answer(seat.fallback.choice(legal), fallback=True)
     seat.requests += 1
+    limit = seat.clock.limit()
+    observation = _observation(game, seat.index, bot.protocol)
+    time_left = None if bot.protocol == 1 else seat.clock.request()
     message = messages.decide_message(
         seat.requests, observation, legal, int(limit * 1000), time_left
     )
@@ -329,8 +320,9 @@ def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> _Answer:
     decision = messages.find_legal(answer, legal)
     if decision is None:
         shown = messages.describe(answer)
+        said = bot.last_debug
         seat.forfeit(SeatStatus.ILLEGAL, f"answered {shown}, which was not offered", pool)
-        return _Answer(seat.fallback.choice(legal), spent.wall, fallback=True)
+        return _Answer(seat.fallback.choice(legal), spent.wall, debug=said, fallback=True)
     seat.decisions += 1
     return _Answer(decision, spent.wall, spent.charged, seat.clock.bank, bot.last_debug)
 
@@ -450,7 +442,8 @@ def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
         result.status, result.error = MatchStatus.DECISION_LIMIT, str(stop)
         result.seats = [
             SeatResult(
-                *(s.index, s.ref.name, None, None, s.status, s.detail, s.stderr),
+                *(s.index, s.ref.version_id, None, None, s.status, s.detail, s.stderr),
+                bot=s.ref.name,
                 decisions=s.decisions,
                 think_seconds=s.think,
             )
@@ -465,7 +458,11 @@ def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
         result.status = MatchStatus.PLATFORM_ERROR
         result.error = f"{type(error).__name__}: {error}"
         result.seats = [
-            SeatResult(s.index, s.ref.name, None, None, s.status, s.detail, s.stderr) for s in seats
+            SeatResult(
+                *(s.index, s.ref.version_id, None, None, s.status, s.detail, s.stderr),
+                bot=s.ref.name,
+            )
+            for s in seats
         ]
         result.seconds = time.monotonic() - began
         return result
@@ -478,6 +475,7 @@ def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
     result.seats = [
         SeatResult(
             seat=s.index,
+            bot_version_id=s.ref.version_id,
             bot=s.ref.name,
             score=outcome.scores[s.index],
             rank=ranks[s.index],
@@ -519,10 +517,10 @@ def make_replay(
         "match": spec.match_id,
         "game": spec.game,
         "game_version": game.spec.version,
-        "time_control": str(spec.control),
         "variant": dict(game.variant),
         "seed": spec.seed,
         "deal_seed": f"{keys.deal:064x}",
+        "time_control": str(spec.control),
         "players": game.players,
         "seats": [
             {

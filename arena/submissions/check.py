@@ -24,7 +24,9 @@ records anyway:
 
 - the first forfeit: its reason, the exact line the bot printed (for an invalid or
   illegal answer) and the message it was answering;
-- decision times (the replay's per-decision `ms`): p50, p99 and max against the deadline;
+- decision times (the replay's per-decision `ms`): p50, p99 and max against the deadline,
+  and what the answers were charged on the bot's clock (`charged_ms`: its CPU, or a
+  third of the wall time if more), p50, p99 and max;
 - start-up time (start of the process to its first `ready`) against its timeout;
 - peak memory (the bot's cgroup, else its main process's peak resident size)
   against the memory limit;
@@ -103,6 +105,8 @@ class Forfeit:
     line: str = ""
     #: The last message arena wrote to the bot: the request it was answering.
     answering: str = ""
+    #: The bot's last debug texts (protocol 2) before it lost the seat, oldest first.
+    debug: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -119,6 +123,11 @@ class GameCheck:
     decision_p50_ms: float | None = None
     decision_p99_ms: float | None = None
     decision_max_ms: float | None = None
+    #: What its answers were charged on its clock (CPU, or a third of the wall time if
+    #: more; arena.protocol.clock): p50, p99 and max, against `deadline_ms`.
+    charged_p50_ms: float | None = None
+    charged_p99_ms: float | None = None
+    charged_max_ms: float | None = None
     deadline_ms: int = 0
     startup_ms: float | None = None
     startup_timeout_ms: int = 0
@@ -309,6 +318,7 @@ def _record(
                 detail=mine.detail,
                 line=_text(watch.last_line) if protocol_broken else "",
                 answering=_text(watch.last_sent),
+                debug=_last_debug(result, seat),
             )
             report.stderr_tail = mine.stderr
     if watch.startup is not None:
@@ -317,18 +327,31 @@ def _record(
         report.peak_memory_bytes = max(report.peak_memory_bytes or 0, watch.peak)
 
 
-def _times(result: MatchResult, seat: int) -> list[float]:
-    """The bot's own decision times in a match (ms), from its replay's events."""
+def _times(result: MatchResult, seat: int, key: str = "ms") -> list[float]:
+    """The bot's own decision times in a match (ms: wall; charged_ms: on its clock),
+    from its replay's events."""
     events = (result.replay or {}).get("events", [])
-    return [float(e["ms"]) for e in events if e.get("seat") == seat and "ms" in e and "by" not in e]
+    return [float(e[key]) for e in events if e.get("seat") == seat and key in e and "by" not in e]
+
+
+#: How many of a forfeited bot's last debug texts its report shows.
+DEBUG_SHOWN = 5
+
+
+def _last_debug(result: MatchResult, seat: int) -> list[str]:
+    """The seat's last debug texts in the match (protocol 2), oldest first."""
+    events = (result.replay or {}).get("events", [])
+    texts = [e["debug"] for e in events if e.get("seat") == seat and "debug" in e]
+    return texts[-DEBUG_SHOWN:]
 
 
 def _play_series(
     report: GameCheck, matches: list[tuple[MatchSpec, int]], folder: Path
-) -> list[float]:
+) -> tuple[list[float], list[float]]:
     """Play one series through one reusing pool (closed after it, as a tournament's is);
-    the bot's decision times."""
+    the bot's decision times, wall and charged."""
     times: list[float] = []
+    charged: list[float] = []
     watch = _Watch(folder)
     try:
         for spec, seat in matches:
@@ -338,9 +361,10 @@ def _play_series(
             result = run_match(spec, watch)
             _record(report, result, spec, seat, watch)
             times += _times(result, seat)
+            charged += _times(result, seat, "charged_ms")
     finally:
         watch.close()
-    return times
+    return times, charged
 
 
 def check_game(
@@ -363,14 +387,22 @@ def check_game(
     if variant:
         series.append((max(counts), variant))
     times: list[float] = []
+    charged: list[float] = []
     for players, rules in series:
         matches = _series(game, players, bot, other, plan, rng, key, rules)
-        times += _play_series(report, matches, Path(bot.folder))
+        wall, spent = _play_series(report, matches, Path(bot.folder))
+        times += wall
+        charged += spent
     times.sort()
+    charged.sort()
     if times:
         report.decision_p50_ms = _percentile(times, 0.5)
         report.decision_p99_ms = _percentile(times, 0.99)
         report.decision_max_ms = round(times[-1], 3)
+    if charged:
+        report.charged_p50_ms = _percentile(charged, 0.5)
+        report.charged_p99_ms = _percentile(charged, 0.99)
+        report.charged_max_ms = round(charged[-1], 3)
     report.passed = report.forfeit is None and not report.platform_error
     return report
 
