@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -12,7 +13,7 @@ from typing import Annotated
 import pytest
 
 from arena.games import all_games
-from arena.games.observation import Field
+from arena.games.observation import Field, is_envelope, to_v1
 from arena.games.schemas import SUFFIXES, _schema, file_name, observation_schema, schema_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,6 +66,20 @@ def test_the_envelope_schema_has_the_common_keys_and_the_games_fields_under_game
         fields = v2["properties"]["game"]
         assert fields["type"] == "object" and fields["additionalProperties"] is False
         assert set(fields["required"]) <= set(v1["required"])
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
+def test_the_rules_page_shows_the_envelope_first_and_names_every_phase(game: type) -> None:
+    """Both shapes of one observation, version 2 first, and a row for every phase name."""
+    game_id = game.spec.id  # type: ignore[attr-defined]
+    text = (FOLDER / f"{game_id}.md").read_text()
+    section = text.split("## Observation\n", 1)[1].split("\n## ", 1)[0]
+    assert section.index(file_name(game_id, 2)) < section.index("### Version 1 (still served)")
+    blocks = [json.loads(b.split("```", 1)[0]) for b in section.split("```json\n")[1:]]
+    assert is_envelope(blocks[0]) and not is_envelope(blocks[1])
+    assert to_v1(game_id, blocks[0]) == blocks[1], "the two examples are one observation"
+    for phase in observation_schema(game_id, 2)["properties"]["phase"]["enum"]:
+        assert f"| `{phase}` |" in section, f"{game_id}.md does not document phase {phase}"
 
 
 def test_annotations_become_schema_keywords() -> None:

@@ -886,7 +886,7 @@ def test_schemas_fit_a_shift_in_progress() -> None:
     }
     text = (PROTOCOL / "twirkle.md").read_text()
     blocks = [json.loads(b.split("```", 1)[0]) for b in text.split("```json\n")[1:]]
-    assert blocks[6] == game.observe(1) and blocks[7] == game.legal(0)
+    assert blocks[7] == game.observe(1) and blocks[8] == game.legal(0)
 
 
 def test_the_rules_page_example_is_the_real_seed_0_position() -> None:
@@ -895,11 +895,13 @@ def test_the_rules_page_example_is_the_real_seed_0_position() -> None:
     game = Twirkle.new(2, seed=0)
     while game.phase == "opening":
         game.apply(game.current, game.legal(game.current)[0])
-    assert blocks[0] == game.observe(0) and blocks[1] == game.legal(0)
+    # protocol 2's envelope first, then version 1's observation of the same position
+    assert blocks[0] == game.observation(0) and blocks[1] == game.observe(0)
+    assert blocks[2] == game.legal(0)
     game.apply(0, pick("yellow-star"))
-    assert game.observe(0)["picked"] == "yellow-star" and blocks[2] == game.legal(0)
+    assert game.observe(0)["picked"] == "yellow-star" and blocks[3] == game.legal(0)
     game.apply(0, place("yellow-star", 1, 0))
-    assert game.observe(0)["placement_points"] == 2 and blocks[3] == game.legal(0)
+    assert game.observe(0)["placement_points"] == 2 and blocks[4] == game.legal(0)
     game.apply(0, pick("blue-star"))
     assert game.legal(0) == [place("blue-star", 1, 1)]
 
