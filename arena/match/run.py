@@ -25,7 +25,7 @@ import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from arena import controls
 from arena.games import Decision, Game, Outcome, load_game
@@ -288,8 +288,7 @@ def _observation(game: Game, seat: int, protocol: int) -> dict[str, Any]:
     """What the seat is shown, in the shape of its protocol version."""
     if protocol == 1:
         return game.observe(seat)
-    observe = getattr(game, "observation", game.observe)  # the version-2 envelope
-    return cast(dict[str, Any], observe(seat))
+    return game.observation(seat)  # the envelope, the same keys in every game
 
 
 def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> _Answer:
