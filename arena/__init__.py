@@ -12,7 +12,8 @@ class ArenaError(Exception):
     """The root of every error arena raises on purpose, with the exit code it ends a
     command with: the command line maps it once (arena.cli.errors.reports_errors) to
     one line on stderr and `exit_code`. 2: bad input (the default); 1: the machine or
-    the database failed (an environment error); 130: interrupted (128 + SIGINT).
+    the database failed (an environment error); 130: interrupted (128 + SIGINT);
+    3, 4, 5: `arena remote`'s unreachable server, refused token, refused submission.
     `details` (a compiler's error, a bot's stderr) is shown below that line."""
 
     exit_code = 2

@@ -17,6 +17,7 @@ list tells an organiser everything arena can be told from outside.
 | ARENA_RUNTIMES | the runtimes file (default: in the home, then /etc) | sandbox.runtimes |
 | ARENA_WORKER_CACHE | where a Dask worker unpacks bot versions | tournament.bundles |
 | ARENA_TWIRKLE_ENGINE | `python`: Twirkle's playouts without the C engine | games.twirkle.fast |
+| ARENA_TOKEN | an account's token for `arena remote login` (else a prompt) | cli.remote |
 | COLUMNS | the width of tables when stdout is not a terminal | cli.tables |
 
 One exception: ARENA_TWIRKLE_ENGINE is read by arena.games.twirkle.fast itself, since
@@ -39,6 +40,7 @@ SANDBOX_CGROUP = "ARENA_SANDBOX_CGROUP"
 SANDBOX_UIDS = "ARENA_SANDBOX_UIDS"
 RUNTIMES = "ARENA_RUNTIMES"
 WORKER_CACHE = "ARENA_WORKER_CACHE"
+TOKEN = "ARENA_TOKEN"
 COLUMNS = "COLUMNS"
 
 

@@ -20,6 +20,7 @@ from arena.cli import (
     ladder,
     leaderboard,
     play,
+    remote,
     replay,
     serve,
     tournament,
@@ -125,6 +126,7 @@ app.add_typer(ladder.app, name="ladder")
 app.add_typer(replay.app, name="replay")
 app.add_typer(db.app, name="db")
 app.add_typer(user.app, name="user")
+app.add_typer(remote.app, name="remote")
 
 
 def main() -> None:

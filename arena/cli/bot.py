@@ -116,6 +116,12 @@ def show(name: Annotated[str, typer.Argument(help="Bot name.")], as_json: JsonFl
     if as_json:
         echo_json(details)
         return
+    print_details(name, details)
+
+
+def print_details(name: str, details: dict[str, Any]) -> None:
+    """A bot's page (`reports.bot_details`, or the service's, which may leave out the
+    private parts: stderr tails and forfeit details) as `arena bot show` prints it."""
     out.print(text(f"{name}: owner {details['owner']}"), soft_wrap=True)
     if details["description"]:
         out.print(text(details["description"]))  # wrapped at spaces, as prose
@@ -156,8 +162,9 @@ def _print_stderr(forfeits: list[dict[str, Any]]) -> None:
     """Each forfeit's stderr tail as an escaped block; the same tail once for its matches."""
     tails: dict[str, list[str]] = {}
     for forfeit in forfeits:
-        if forfeit["stderr_tail"].strip():
-            tails.setdefault(forfeit["stderr_tail"].strip(), []).append(str(forfeit["match"]))
+        tail = forfeit.get("stderr_tail", "").strip()  # the service's page may leave it out
+        if tail:
+            tails.setdefault(tail, []).append(str(forfeit["match"]))
     for tail, matches in tails.items():
         label = "match" if len(matches) == 1 else "matches"
         heading = text((f"stderr, {label} {', '.join(matches)}:", "dim"))

@@ -179,9 +179,7 @@ def board(
         heading = f"tournament {tournament} {title}, {control}, ranked by {rule}"
         print_standings(rows, heading, top)
         return
-    # a retired bot stays on the board (its matches rated the others): marked by its name
-    rows = [{**r, "bot": f"{r['bot']} (retired)"} if r.get("retired") else r for r in rows]
-    print_board(rows, title, top)
+    print_all_time(rows, title, top)
     if rows:
         out.print(text((time_controls_note(store, game, rules), "dim")))
 
@@ -198,6 +196,13 @@ def time_controls_note(store: Store, game: str, rules: int) -> str:
     if len(counts) > 1:
         return f"mixed time controls, rated alike: {shown}"
     return f"time control: {shown}" if counts else "time control: none recorded"
+
+
+def print_all_time(rows: list[dict[str, Any]], title: str, top: int | None) -> None:
+    """An all-time board's rows (`board_rows`, or the service's) as its table."""
+    # a retired bot stays on the board (its matches rated the others): marked by its name
+    rows = [{**r, "bot": f"{r['bot']} (retired)"} if r.get("retired") else r for r in rows]
+    print_board(rows, title, top)
 
 
 def _first(rows: list[dict[str, Any]], top: int | None) -> list[dict[str, Any]]:

@@ -90,9 +90,13 @@ def show(file: FileArgument = None, match: MatchOption = None) -> None:
     A replay file holds bot names, forfeit details and decisions: every line is
     shown through `safe.text`.
     """
+    print_replay(replay_data(file, match))
+
+
+def print_replay(data: dict[str, Any]) -> None:
+    """A replay turn by turn, every line through `safe.text` (`arena replay show`)."""
     from arena.match import replay as replays
 
-    data = replay_data(file, match)
     turns = list(replays.lines(data))  # the whole file is checked before anything is shown
     variant = variant_text(data["variant"])
     clock = f"  time={data['time_control']}" if "time_control" in data else ""
