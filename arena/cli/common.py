@@ -78,21 +78,11 @@ def open_store() -> Store:
 def check_database_folder(url: str) -> None:
     """UserError for a SQLite `--db` file in a folder that does not exist: a typo makes
     no folders, as `--replay` and `-o` refuse one (the home's own file is made there)."""
-    from sqlalchemy import make_url
-    from sqlalchemy.exc import ArgumentError
+    from arena.store import safe_url, sqlite_file
 
-    try:
-        parsed = make_url(url)
-    except ArgumentError:
-        return  # the store says what is wrong with the URL
-    path = parsed.database or ""
-    if parsed.get_backend_name() != "sqlite" or not path or path == ":memory:":
-        return
-    if path.startswith("file:"):
-        return
-    folder = Path(path).parent
-    if not folder.is_dir():
-        raise UserError(f"--db {parsed}: there is no folder {folder}")
+    file = sqlite_file(url)  # None: not a SQLite file, or a URL the store refuses itself
+    if file is not None and not file.parent.is_dir():
+        raise UserError(f"--db {safe_url(url)}: there is no folder {file.parent}")
 
 
 def echo_json(data: Any) -> None:

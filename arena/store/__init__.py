@@ -36,6 +36,7 @@ from arena.store.database import (
     default_url,
     safe_url,
     schema_revision,
+    sqlite_file,
 )
 from arena.store.queries import Queries
 from arena.store.recording import UNSTORABLE, Recording, voided
@@ -72,6 +73,7 @@ __all__ = [
     "safe_url",
     "schema_revision",
     "shared_first",
+    "sqlite_file",
     "voided",
 ]
 

@@ -56,6 +56,26 @@ def safe_url(url: str) -> str:
         return "(unreadable URL)"
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file a SQLite URL keeps its database in; None for another database, one in
+    memory or named by a `file:` URI, and for a URL that does not parse (opening the
+    store says what is wrong with it).
+
+    >>> sqlite_file("sqlite:////srv/arena/arena.db")
+    PosixPath('/srv/arena/arena.db')
+    >>> [sqlite_file(u) for u in ("sqlite://", "postgresql+psycopg://u@db/arena", "nonsense")]
+    [None, None, None]
+    """
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return None
+    path = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or path in ("", ":memory:"):
+        return None
+    return None if path.startswith("file:") else Path(path)
+
+
 def _sqlite_engine(
     url: str, immediate: bool, busy_timeout: float, foreign_keys: bool = True
 ) -> Engine:
@@ -296,13 +316,28 @@ class Database:
         return None if path.startswith("file:") else _SharedMemory(Path(path + "-shm"))
 
     @contextmanager
-    def _guarded(self) -> Iterator[None]:
-        """Around every transaction: `_SharedMemory.check` before, `note` after."""
+    def _guarded(self, passing: tuple[type[DBAPIError], ...] = (IntegrityError,)) -> Iterator[None]:
+        """Around every transaction, the one place its errors are said: the shared-memory
+        file checked before (`_SharedMemory.check`) and noted after, and a database error
+        raised as a one-line StoreError, but for those `passing` through unchanged for
+        the store's units to handle (a unique constraint that another command's write
+        won, a value the database refuses).
+
+        The units' sessions and connections are opened inside it, so that it sees what
+        they raise on entering, in their body and on commit. A unit that handles more
+        than an IntegrityError itself says so here, not around it: this mapping runs
+        first, and would have made the error a StoreError already (`connection`: a
+        DataError, PostgreSQL's "integer out of range", is recording's to void).
+        """
         shared = self._shared_memory
         if shared is not None:
             shared.check()
         try:
             yield
+        except passing:
+            raise
+        except DBAPIError as error:
+            raise StoreError(f"database error: {self._reason(error)}") from None
         finally:
             if shared is not None:
                 shared.note()
@@ -310,13 +345,8 @@ class Database:
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A session for reading; StoreError when the database cannot be used."""
-        try:
-            with self._guarded(), Session(self.reader) as session:
-                yield session
-        except IntegrityError:
-            raise
-        except DBAPIError as error:
-            raise StoreError(f"database error: {self._reason(error)}") from None
+        with self._guarded(), Session(self.reader) as session:
+            yield session
 
     @contextmanager
     def write(self) -> Iterator[Session]:
@@ -325,25 +355,15 @@ class Database:
         StoreError (one line) when the database cannot be used: unreachable,
         locked beyond the timeout, full, read-only. IntegrityError passes through.
         """
-        try:
-            with self._guarded(), Session(self.writer) as session, session.begin():
-                yield session
-        except IntegrityError:
-            raise
-        except DBAPIError as error:
-            raise StoreError(f"database error: {self._reason(error)}") from None
+        with self._guarded(), Session(self.writer) as session, session.begin():
+            yield session
 
     @contextmanager
     def connection(self) -> Iterator[Connection]:
         """A Core connection in one writing transaction; errors as in `write`, except
         that a DataError (data the database refuses) passes through too."""
-        try:
-            with self._guarded(), self.writer.begin() as connection:
-                yield connection
-        except (IntegrityError, DataError):
-            raise
-        except DBAPIError as error:
-            raise StoreError(f"database error: {self._reason(error)}") from None
+        with self._guarded(passing=(IntegrityError, DataError)), self.writer.begin() as connection:
+            yield connection
 
     def _reason(self, error: BaseException) -> str:
         """One line about a database error, never with the URL's password."""
