@@ -326,3 +326,21 @@ def test_bot_check_shows_what_answers_were_charged_and_the_last_debug_texts(
     assert game.forfeit.debug == ["thinking 1", "thinking 2", "thinking 3", "giving up <now>"]
     assert game.charged_p50_ms is not None and game.charged_max_ms is not None
     assert 0 <= game.charged_p50_ms <= game.charged_max_ms <= game.deadline_ms
+
+
+@pytest.mark.slow  # it plays a match
+def test_a_bot_killed_at_its_cpu_time_limit_is_told_so() -> None:
+    from arena.sandbox.limits import Limits
+
+    spec = MatchSpec(
+        match_id="cpu-limit",
+        game="take-that",
+        seed=1,
+        seats=(bot_ref_for("busy_loop"), bot_ref_for("polite")),
+        time_control=TimeControl.per(30),  # the answer's limit is far: the rlimit comes first
+        limits=Limits(cpu_seconds=1),
+        keys=seeds.derive(b"clock" * 7, 1, "cpu", 2),
+    )
+    seat = run_match(spec).seats[0]
+    assert seat.status is SeatStatus.CRASH
+    assert "killed at the CPU-time limit (1 s of CPU for one process)" in seat.detail

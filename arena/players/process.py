@@ -19,6 +19,7 @@ import io
 import os
 import re
 import select
+import signal
 import subprocess
 import time
 from collections.abc import Sequence
@@ -372,6 +373,9 @@ class ProcessTransport:
         by_signal = -code if code < 0 else None
         if code > 128 and self.sandbox is not None and self.sandbox.sandboxed:
             by_signal = code - 128  # as bubblewrap reports it
+        if by_signal == signal.SIGXCPU:  # the kernel's CPU-time rlimit: name it, as judges do
+            seconds = self.limits.cpu_seconds
+            return f"{what}: killed at the CPU-time limit ({seconds} s of CPU for one process)"
         ended = f"exited with code {code}" if by_signal is None else f"killed by signal {by_signal}"
         # The kernel's memory-limit kill is a SIGKILL like any other: only the cgroup knows.
         note = self.sandbox.exit_note() if self.sandbox is not None else ""

@@ -51,8 +51,11 @@ class Limits:
             (resource.RLIMIT_CORE, 0),
         ]
         for kind, value in pairs:
+            # CPU time: the soft limit's SIGXCPU comes a second before the hard one's
+            # SIGKILL, so that the end is named ("killed at the CPU-time limit")
+            hard = value + 1 if kind == resource.RLIMIT_CPU else value
             with contextlib.suppress(ValueError, OSError):
-                resource.prlimit(pid, kind, (value, value))
+                resource.prlimit(pid, kind, (value, hard))
 
     def stricter(self, **values: Any) -> Limits:
         """These limits with some replaced; a value may only lower a limit.
