@@ -235,6 +235,24 @@ def test_doctor_warns_without_a_cpu_controller(
     rows = {r["protection"]: r for r in report.report()}
     assert rows["cgroup cpu"]["active"] is False
     assert "can make the bots beside it time out" in rows["cgroup cpu"]["detail"]
+    # no cpuacct either: answers are charged wall time, and doctor says so
+    assert "warning: no CPU accounting for bots here" in result.stderr
+    assert rows["cgroup cpuacct"]["active"] is False
+    assert "charged wall time" in rows["cgroup cpuacct"]["detail"]
+
+
+def test_a_run_without_cpu_accounting_warns_once(
+    monkeypatch: pytest.MonkeyPatch, fresh_lookup: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("ARENA_SANDBOX_CGROUP", "memory,pids")
+    monkeypatch.setattr(cgroup, "_WARNED_UNCOUNTED", False)
+    with caplog.at_level("WARNING", logger="arena.sandbox"):
+        for _ in range(2):
+            group = cgroup.create(Limits())
+            if group is not None:
+                group.remove()
+    warned = [r.getMessage() for r in caplog.records if "no CPU accounting" in r.getMessage()]
+    assert len(warned) == 1 and "charged wall time" in warned[0]
 
 
 def test_a_tournament_may_lower_the_cpu_share() -> None:

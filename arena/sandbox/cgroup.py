@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import logging
 import os
 import select
 import signal
@@ -49,6 +50,7 @@ CPU_PERIOD_US = 20_000
 CPU_SHARES, CPU_WEIGHT = 1024, 100
 
 _COUNTER = itertools.count()
+LOG = logging.getLogger("arena.sandbox")
 #: The file of a cgroup that counts its CPU time, per cgroup version: nanoseconds in v1,
 #: a "usage_usec N" line in v2.
 _CPU_USAGE = {1: "cpuacct.usage", 2: "cpu.stat"}
@@ -319,9 +321,27 @@ def _settings(name: str, version: int, limits: Limits) -> list[tuple[str, str, b
     return table[name, version]
 
 
+_WARNED_UNCOUNTED = False
+
+
+def _warn_uncounted(active: list[Controller]) -> None:
+    """Say once per process that bots' answers are charged wall time here, and why."""
+    global _WARNED_UNCOUNTED
+    if _WARNED_UNCOUNTED or any(c.name == "cpuacct" for c in active):
+        return
+    _WARNED_UNCOUNTED = True
+    (found,) = [c for c in controllers() if c.name == "cpuacct"]
+    LOG.warning(
+        "no CPU accounting for bots (%s): answers are charged wall time, so a bot may run "
+        "out of time because other processes load the machine; see `arena doctor`",
+        found.reason,
+    )
+
+
 def create(limits: Limits) -> BotCgroup | None:
     """A new cgroup with the bot's limits; None where the machine has none, OSError on failure."""
     active = [c for c in controllers() if c.path is not None]
+    _warn_uncounted(active)
     if not active:
         return None
     name = f"arena-{os.getpid()}-{next(_COUNTER)}"
