@@ -525,16 +525,22 @@ def test_the_page_is_self_contained() -> None:
 @pytest.mark.parametrize("game", list(CASES))
 def test_frames_rebuild_every_view_and_the_secret(game: str) -> None:
     """What the page embeds (changed keys only) rebuilds, as viewer.js does, exactly
-    each seat's observation and the places no seat sees, at every event."""
+    each seat's observation (protocol 2's envelope, whose game fields change one level
+    down) and the places no seat sees, at every event."""
     replay = golden_replay(CASES[game])
     frames = viewer.frames(replay)
+
+    def merged(base: dict[str, Any], delta: dict[str, Any]) -> dict[str, Any]:
+        return {**base, **delta, "game": {**base.get("game", {}), **delta.get("game", {})}}
+
     view0: dict[str, Any] = {}
     secret: dict[str, Any] = {}
     for frame, (_event, state) in zip(frames, replays.walk(replay), strict=True):
-        view0 = {**view0, **frame["views"][0]}
-        views = [view0] + [{**view0, **delta} for delta in frame["views"][1:]]
+        view0 = merged(view0, frame["views"][0])
+        views = [view0] + [merged(view0, delta) for delta in frame["views"][1:]]
         secret = {k: v for k, v in {**secret, **frame["secret"]}.items() if v is not None}
-        assert views == [state.observe(s) for s in range(state.players)]
+        assert views == [state.observation(s) for s in range(state.players)]
+        assert all(set(delta) <= {"seat", "game"} for delta in frame["views"][1:])
         hidden = [state.hidden(s) for s in range(state.players)]
         assert secret == {k: v for k, v in hidden[0].items() if all(k in h for h in hidden)}
         assert frame["to_move"] == state.to_move()

@@ -1,14 +1,17 @@
 """The HTML replay viewer: one self-contained page that replays a match as a table.
 
 `build(replay)` walks a replay through the referee (arena.match.replay.walk) and records,
-after every event, what each seat observes (`Game.observe`: exactly what arena sends
-a seat when it is asked to decide) and what no seat sees (`Game.hidden` places
-common to all seats: the draw pile, face-down cards), the scores and the decision's
-text in every view (`events.py`: a seat's view tells the others' moves with only the
-cards that seat saw), and closes with the winner and the ranking. The page embeds
-that as JSON and draws it with the scripts of this package: `viewer.js` (controls,
-seats, scores, event list, the closing announcement) and one layout per game
-(`take_that.js`, `leylo.js`, `twirkle.js`, `krumme10.js`), styled by `viewer.css`.
+after every event, what each seat observes (`Game.observation`, protocol 2's envelope:
+exactly what arena sends a seat when it is asked to decide; the same keys in every game,
+so the page reads the seat, phase, seats to move and scores without knowing the game,
+and each layout reads the game's own fields under `game`) and what no seat sees
+(`Game.hidden` places common to all seats: the draw pile, face-down cards), the scores
+and the decision's text in every view (`events.py`: a seat's view tells the others'
+moves with only the cards that seat saw), and closes with the winner and the ranking.
+The page embeds that as JSON and draws it with the scripts of this package: `viewer.js`
+(controls, seats, scores, the phase, event list, the closing announcement) and one
+layout per game (`take_that.js`, `leylo.js`, `twirkle.js`, `krumme10.js`), styled by
+`viewer.css`.
 
 A replay is untrusted (bot names, forfeit details): the JSON is embedded in a
 `<script type="application/json">` with every `<`, `>` and `&` written as a JSON
@@ -41,7 +44,8 @@ if TYPE_CHECKING:  # the store is only passed in: building a page needs no datab
 #: in `LAYOUTS`, then viewer.js starts the page.
 SCRIPTS = ("cards.js", "take_that.js", "leylo.js", "twirkle.js", "krumme10.js", "viewer.js")
 STYLE = "viewer.css"
-#: Every game the viewer has a layout for, with what its running score is.
+#: Every game the viewer has a layout for, with what its running score (the envelope's
+#: `scores`) is called.
 GAMES = {
     "take-that": "rounds done",
     "leylo": "total",
@@ -67,15 +71,6 @@ def embed_json(value: Any) -> str:
     return text
 
 
-def _public_scores(game_id: str, view: dict[str, Any], players: int) -> list[float]:
-    """The running scores everybody sees, from one observation."""
-    if game_id == "take-that":
-        return [sum(r[s] for r in view["round_scores"]) for s in range(players)]
-    if game_id == "leylo":
-        return list(view["totals"])
-    return list(view["scores"])  # twirkle, krumme10
-
-
 def _secret(game: Game) -> dict[str, Any]:
     """The places no seat sees (the draw pile, face-down cards), by place name."""
     per_seat = [game.hidden(seat) for seat in range(game.players)]
@@ -96,6 +91,23 @@ def _delta(previous: dict[str, Any] | None, current: dict[str, Any]) -> dict[str
     return changed
 
 
+def _view_delta(previous: dict[str, Any] | None, current: dict[str, Any]) -> dict[str, Any]:
+    """The keys of an envelope that differ from `previous`'s, its game's fields one level
+    down: ``{"to_move": [2], "game": {"row": [...]}}`` (all of it at first).
+
+    Envelopes always have the same keys, and a game's fields too.
+    """
+    if previous is None:
+        return current
+    changed = {
+        key: value for key, value in current.items() if key != "game" and previous.get(key) != value
+    }
+    fields = _delta(previous["game"], current["game"])
+    if fields:
+        changed["game"] = fields
+    return changed
+
+
 def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
     """One frame per replay event: the event and the table right after it.
 
@@ -104,10 +116,10 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
     share, if not `text`) and `told` (seat -> its view's text, where it differs from
     those), `scores`, `to_move`, `forfeited` (the seats forfeited so far), once
     over `teams` (or null), `views` (each seat's
-    observation) and `secret` (what no seat sees), the last two as changed top-level
-    keys only: seat 0's view and the secret against the frame before (the first frame
-    holds them whole), every other seat's view against seat 0's of the same frame.
-    viewer.js rebuilds the full views.
+    envelope) and `secret` (what no seat sees), the last two as changed keys only (a
+    view's common keys and its game's fields, `_view_delta`): seat 0's view and the
+    secret against the frame before (the first frame holds them whole), every other
+    seat's view against seat 0's of the same frame. viewer.js rebuilds the full views.
     """
     from arena.match import replay as replays
 
@@ -144,7 +156,7 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
                     pending=len(game.history) == applied,
                 )
                 applied = len(game.history)
-            now = [replays._referee(game.observe, seat) for seat in range(game.players)]
+            now = [replays._referee(game.observation, seat) for seat in range(game.players)]
             hidden = replays._referee(_secret, game)
             if frame["kind"] == "decision":
                 moment = events.Moment(
@@ -160,12 +172,11 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
                 teams = replays._referee(game.outcome).teams
                 frame["teams"] = None if teams is None else list(teams)
             frame["scores"] = (
-                list(replays._referee(game.outcome).scores)
-                if over
-                else _public_scores(replay["game"], now[0], game.players)
+                list(replays._referee(game.outcome).scores) if over else list(now[0]["scores"])
             )
             # seat 0's view against its view before, every other seat's against seat 0's
-            frame["views"] = [_delta(view0, now[0])] + [_delta(now[0], v) for v in now[1:]]
+            frame["views"] = [_view_delta(view0, now[0])]
+            frame["views"] += [_view_delta(now[0], v) for v in now[1:]]
             frame["secret"] = _delta(secret, hidden)
             view0, secret = now[0], hidden
             before, secret_before = now, hidden

@@ -27,21 +27,24 @@ from typing import Any
 
 from arena.status import SeatStatus
 
-#: One viewer's looks: its observation (with, for the all-seeing view, the secret
-#: places laid over it) before and after the event.
+#: One viewer's looks: its observation, protocol 2's envelope (with, for the all-seeing
+#: view, the secret places laid over it) before and after the event. A game's own
+#: fields are its `game`; the functions below that read them are given those.
 Look = dict[str, Any]
+#: A look's game fields (its `game`).
+Fields = dict[str, Any]
 Teller = Callable[[int, dict[str, Any], Look, Look], str]
 
 ORDINALS = {1: "1st", 2: "2nd", 3: "3rd"}
 TEAM_NAMES = "ABCDEF"  # as krumme10.js names them
 
 
-def _new_round(before: Look, after: Look) -> bool:
+def _new_round(before: Fields, after: Fields) -> bool:
     """True when the decision ended a round: `after` may show the next deal already."""
     return len(after["results"]) > len(before["results"])
 
 
-def _leylo_after(before: Look, after: Look, seat: int) -> list[str]:
+def _leylo_after(before: Fields, after: Fields, seat: int) -> list[str]:
     """`seat`'s grid right after a decision: the round's final grid, all turned up
     (public), if the decision ended the round, else the current one."""
     if _new_round(before, after):
@@ -54,20 +57,21 @@ def _shown(card: str | None) -> str:
     return "face down" if card in (None, "hidden") else str(card)
 
 
-def _held(before: Look) -> str | None:
+def _held(before: Fields) -> str | None:
     holding = before.get("holding")
     return None if not holding or holding["card"] == "hidden" else str(holding["card"])
 
 
-def _leylo_discarded(before: Look, after: Look) -> str | None:
+def _leylo_discarded(before: Fields, after: Fields) -> str | None:
     """The card a replace or discard put on the discard pile, as the look shows it."""
     if _new_round(before, after):  # a new deal: the old pile is gone
         return None
     return str(after["discard"][-1]) if after["discard"] else None
 
 
-def _leylo(seat: int, decision: dict[str, Any], before: Look, after: Look) -> str:
+def _leylo(seat: int, decision: dict[str, Any], looks: tuple[Look, Look]) -> str:
     """The cards of a LEYLO decision, in brackets after its words."""
+    before, after = looks[0]["game"], looks[1]["game"]
     action = decision.get("action")
     grid_after = _leylo_after(before, after, seat)
     grid_before = before["grids"][seat]
@@ -121,7 +125,7 @@ def tell(
     if game == "twirkle" and not own and decision.get("action") in TWIRKLE_PRIVATE:
         return f"seat {mover} {TWIRKLE_PRIVATE[decision['action']]}"
     if game == "leylo":
-        cards = _leylo(mover, decision, *looks)
+        cards = _leylo(mover, decision, looks)
         return f"{text} ({cards})" if cards else text
     return text
 
@@ -137,9 +141,9 @@ def overlay(game: str, view: dict[str, Any], secret: dict[str, Any]) -> Look:
             else cell
             for i, cell in enumerate(grid)
         ]
-        for s, grid in enumerate(view["grids"])
+        for s, grid in enumerate(view["game"]["grids"])
     ]
-    return {**view, "grids": grids}
+    return {**view, "game": {**view["game"], "grids": grids}}
 
 
 def chosen(mover: int) -> str:

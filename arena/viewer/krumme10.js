@@ -4,7 +4,7 @@
    marked), the piles, the points piles and the team scores. */
 ArenaViewer.LAYOUTS["krumme10"] = function (ctx) {
   const V = ArenaViewer, el = V.el, add = V.add;
-  const view = ctx.view;
+  const env = ctx.view, view = env.game;
   /* `place` names the card for the secret lookup of its down side ("hand:1:0"). */
   function card(c, place, extra) {
     const node = V.card(null, "k10 k10-" + c.top + (c.pink === "top" ? " pink" : "") + " " + (extra || ""), c.top);
@@ -22,7 +22,7 @@ ArenaViewer.LAYOUTS["krumme10"] = function (ctx) {
   }
   const root = el("div", "layout krumme10");
   const teamNames = "ABC";
-  add(root, V.facts([["phase", view.phase], ["turn", "seat " + view.turn], ["target", view.target],
+  add(root, V.facts([["turn", "seat " + view.turn], ["target", view.target],
                      ["draw pile", view.draw_pile], ["reshuffled", view.variant.long ? (view.reshuffled ? "yes" : "no") : undefined],
                      ["drawing", view.drawing ? undefined : "no (showdown)"],
                      ["scoring", view.score_highest === null ? undefined : view.score_highest ? "highest" : "lowest"],
@@ -53,9 +53,9 @@ ArenaViewer.LAYOUTS["krumme10"] = function (ctx) {
   root.append(centre);
 
   const seats = el("div", "seats");
-  for (let s = 0; s < view.players; s++) {
+  for (let s = 0; s < env.players; s++) {
     const team = view.teams ? "team " + teamNames[view.teams[s]] + " · " : "";
-    const panel = V.seatPanel(ctx, s, team + view.scores[s] + " points");
+    const panel = V.seatPanel(ctx, s, team + env.scores[s] + " points");
     const hand = V.pile("cards", view.hands[s].map((c, i) => card(c, "hand:" + s + ":" + i)), "hand");
     hand.dataset.seat = String(s);
     panel.append(hand);

@@ -3,7 +3,7 @@
    their cards, marked), the discard pile, the draw pile and the card being held. */
 ArenaViewer.LAYOUTS["leylo"] = function (ctx) {
   const V = ArenaViewer, el = V.el, add = V.add;
-  const view = ctx.view;
+  const env = ctx.view, view = env.game;
   function colour(name) {
     if (name.startsWith("joker-")) return name.slice(6);
     if (name === "action") return "action";
@@ -19,7 +19,7 @@ ArenaViewer.LAYOUTS["leylo"] = function (ctx) {
     return node;
   }
   const root = el("div", "layout leylo");
-  add(root, V.facts([["round", view.round + " / " + view.rounds], ["phase", view.phase], ["dealer", view.dealer],
+  add(root, V.facts([["round", view.round + " / " + view.rounds], ["dealer", view.dealer],
                      ["turns", view.turns_taken + " / " + view.turn_limit], ["ender", view.ender],
                      ["final turns left", view.final_turns_left === null ? undefined : view.final_turns_left],
                      ["action card", view.action_card_value + " points"]]));
@@ -34,7 +34,7 @@ ArenaViewer.LAYOUTS["leylo"] = function (ctx) {
   if (view.holding) {
     /* all-seeing: the card as its holder sees it (a card drawn from the pile is
        hidden from the other seats only) */
-    const holder = ctx.all ? ctx.views.find((v) => v.holding && v.holding.card !== "hidden") : null;
+    const holder = ctx.all ? ctx.views.map((v) => v.game).find((v) => v.holding && v.holding.card !== "hidden") : null;
     let held;
     if (view.holding.card !== "hidden") held = card(view.holding.card);
     else if (holder) held = card(holder.holding.card, "secret");
@@ -45,8 +45,8 @@ ArenaViewer.LAYOUTS["leylo"] = function (ctx) {
   root.append(centre);
 
   const seats = el("div", "seats");
-  for (let s = 0; s < view.players; s++) {
-    const panel = V.seatPanel(ctx, s, "total " + view.totals[s] + " · " + view.face_down[s] + " face down");
+  for (let s = 0; s < env.players; s++) {
+    const panel = V.seatPanel(ctx, s, "total " + env.scores[s] + " · " + view.face_down[s] + " face down");
     const grid = el("div", "grid4");
     grid.dataset.seat = String(s);
     view.grids[s].forEach((cell, i) => {
@@ -68,12 +68,12 @@ ArenaViewer.LAYOUTS["leylo"] = function (ctx) {
     const results = el("table", "results");
     const head = el("tr");
     add(head, el("th", null, "round"));
-    for (let s = 0; s < view.players; s++) add(head, el("th", null, "seat " + s));
+    for (let s = 0; s < env.players; s++) add(head, el("th", null, "seat " + s));
     results.append(head);
     for (const r of view.results) {
       const row = el("tr");
       add(row, el("td", null, r.round + (r.guard ? " (guard)" : r.doubled ? " (doubled)" : "")));
-      for (let s = 0; s < view.players; s++) add(row, el("td", s === r.ender ? "ender" : null, r.scores[s]));
+      for (let s = 0; s < env.players; s++) add(row, el("td", s === r.ender ? "ender" : null, r.scores[s]));
       results.append(row);
     }
     root.append(results);

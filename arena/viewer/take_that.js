@@ -3,7 +3,7 @@
    (twisted pairs) and minus pile (taken rows; unseen profi cards face down). */
 ArenaViewer.LAYOUTS["take-that"] = function (ctx) {
   const V = ArenaViewer, el = V.el, add = V.add;
-  const view = ctx.view;
+  const env = ctx.view, view = env.game;
   const TOADS = [22, 33, 44, 55, 66, 77, 88];
   function card(n, extra) {
     const toad = TOADS.includes(n);
@@ -14,7 +14,7 @@ ArenaViewer.LAYOUTS["take-that"] = function (ctx) {
   }
   const root = el("div", "layout take-that");
   add(root, V.facts([["round", view.round + " / " + view.rounds], ["draw pile", view.draw_pile],
-                     ["to move", view.to_move], ["must open a row", view.must_start_row ? "yes" : undefined]]));
+                     ["to move", env.to_move.length ? env.to_move.join(", ") : null], ["must open a row", view.must_start_row ? "yes" : undefined]]));
 
   const centre = el("div", "centre");
   const pile = V.pile("draw pile (" + view.draw_pile + ")", view.draw_pile ? [V.back(view.draw_pile)] : []);
@@ -29,10 +29,10 @@ ArenaViewer.LAYOUTS["take-that"] = function (ctx) {
   root.append(centre);
 
   const seats = el("div", "seats");
-  for (let s = 0; s < view.players; s++) {
+  for (let s = 0; s < env.players; s++) {
     const panel = V.seatPanel(ctx, s, view.hand_sizes[s] + " in hand");
     let hand;
-    if (ctx.all) hand = ctx.views[s].hand.map((n) => card(n));
+    if (ctx.all) hand = ctx.views[s].game.hand.map((n) => card(n));
     else if (s === ctx.seat) hand = view.hand.map((n) => card(n));
     else hand = Array.from({length: view.hand_sizes[s]}, () => V.back());
     const handBox = V.pile("hand", hand, "hand");

@@ -3,7 +3,7 @@
    marked), every seat's hand, the bag, and the turn under way. */
 ArenaViewer.LAYOUTS["twirkle"] = function (ctx) {
   const V = ArenaViewer, el = V.el, add = V.add;
-  const view = ctx.view;
+  const env = ctx.view, view = env.game;
   const SHAPES = {
     swirl: () => V.svg("path", {d: "M20 20 m0 0 a3 3 0 0 1 6 0 a6 6 0 0 1 -12 0 a9 9 0 0 1 18 0 a12 12 0 0 1 -24 0",
                                 fill: "none", "stroke-width": 3.2, "stroke-linecap": "round"}),
@@ -41,7 +41,7 @@ ArenaViewer.LAYOUTS["twirkle"] = function (ctx) {
     return node;
   }
   const root = el("div", "layout twirkle");
-  add(root, V.facts([["phase", view.phase], ["turn", view.turns], ["bag", view.bag],
+  add(root, V.facts([["turn", view.turns], ["bag", view.bag],
                      ["start seat", view.start_seat], ["this turn", view.turn_action],
                      ["placement points", view.placement_points || undefined],
                      ["passes", view.passes], ["idle", view.idle_turns + " / " + view.idle_limit],
@@ -80,12 +80,12 @@ ArenaViewer.LAYOUTS["twirkle"] = function (ctx) {
   root.append(boardBox);
 
   const seats = el("div", "seats");
-  for (let s = 0; s < view.players; s++) {
+  for (let s = 0; s < env.players; s++) {
     const last = view.last_turns[s];
     const extra = last ? "last: " + last.action + (last.cards ? " " + last.cards : "") + (last.points ? " +" + last.points : "") : "";
     const panel = V.seatPanel(ctx, s, extra);
     let hand;
-    const own = ctx.all ? ctx.views[s] : s === ctx.seat ? view : null;
+    const own = ctx.all ? ctx.views[s].game : s === ctx.seat ? view : null;
     if (own) {
       hand = own.hand.map((n) => card(n, own.picked === n ? "picked" : ""));
     } else hand = Array.from({length: view.hand_sizes[s]}, () => V.back());

@@ -10,13 +10,18 @@
   const META = DATA.meta;
   const layout = V.LAYOUTS[META.game];
 
-  /* Frames carry changed keys only (see arena/viewer/__init__.py): rebuild them. */
+  /* Frames carry changed keys only (see arena/viewer/__init__.py): rebuild them. A view
+     is protocol 2's envelope (seat, players, phase, to_move, scores, game): the same keys
+     in every game, the game's own fields under `game`, whose changes come one level down. */
+  function merged(base, delta) {
+    return Object.assign({}, base, delta, {game: Object.assign({}, base.game, delta.game)});
+  }
   const FRAMES = [];
-  let view0 = {}, secret = {};
+  let view0 = {game: {}}, secret = {};
   for (const raw of DATA.frames) {
-    view0 = Object.assign({}, view0, raw.views[0]);
+    view0 = merged(view0, raw.views[0]);
     const views = [view0];
-    for (let s = 1; s < raw.views.length; s++) views.push(Object.assign({}, view0, raw.views[s]));
+    for (let s = 1; s < raw.views.length; s++) views.push(merged(view0, raw.views[s]));
     secret = Object.assign({}, secret, raw.secret);
     for (const [place, cards] of Object.entries(raw.secret)) if (cards === null) delete secret[place];
     FRAMES.push(Object.assign({}, raw, {views: views, secret: secret}));
@@ -158,10 +163,12 @@
       if (frame.pending) add(decision, " ", el("span", "pending", "(applies once every seat asked with it has decided)"));
     }
     if (frame.over) add(decision, resultBox());
-    else add(decision, el("div", "next", "to move: seat " + frame.to_move.join(", ")));
+    else add(decision, el("div", "next", "to move: seat " + frame.to_move.join(", ") + " · phase " + frame.views[0].phase));
     renderScores(frame);
     const seat = state.seat;
-    /* A seat's view gets its own observation and nothing else: no other views, no secret. */
+    /* A seat's view gets its own observation and nothing else: no other views, no secret.
+     A layout reads the envelope's common keys from `view` and the game's fields from
+     `view.game`. */
     const ctx = seat === null
       ? {meta: META, frame: frame, seat: null, all: true, view: frame.views[0], views: frame.views, secret: frame.secret}
       : {meta: META, frame: frame, seat: seat, all: false, view: frame.views[seat], views: null, secret: null};
