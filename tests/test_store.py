@@ -24,6 +24,7 @@ from arena.store import (
     Skill,
     Store,
     SuspensionRecord,
+    VersionConflict,
     safe_url,
     shared_first,
 )
@@ -74,6 +75,16 @@ def test_versions_count_up_per_bot(store: Store) -> None:
     assert store.latest_version("alpha").sha256 == "b" * 64  # type: ignore[union-attr]
     assert store.bot_version_by_sha("alpha", "a" * 64).number == 1  # type: ignore[union-attr]
     assert store.bot_version_by_sha("beta", "b" * 64) is None
+
+
+def test_a_version_stored_meanwhile_is_the_stores_own_conflict(store: Store) -> None:
+    """The same contents stored again (what another command's submission at the same
+    moment makes: a unique constraint) is a VersionConflict, an ArenaError of the store's,
+    not SQLAlchemy's IntegrityError; nothing is stored twice."""
+    store.add_bot_version("alpha", "a" * 64, "/x", ["python3", "bot.py"], ["*"])
+    with pytest.raises(VersionConflict, match="'alpha': another command stored it"):
+        store.add_bot_version("alpha", "a" * 64, "/x", ["python3", "bot.py"], ["*"])
+    assert [v.number for v in store.versions(name="alpha")] == [1]
 
 
 def test_a_match_is_recorded_once_with_its_ratings(store: Store) -> None:

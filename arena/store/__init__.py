@@ -28,7 +28,7 @@ from __future__ import annotations
 from arena.store import migrations
 from arena.store.accounts import AccountError, AccountRecord, Accounts
 from arena.store.browsing import Browsing
-from arena.store.catalog import Catalog, NotOwnerError, Refused
+from arena.store.catalog import Catalog, NotOwnerError, Refused, VersionConflict
 from arena.store.counting import shared_first
 from arena.store.database import (
     NEW_DATABASE,
@@ -67,6 +67,7 @@ __all__ = [
     "Store",
     "SuspensionRecord",
     "TournamentCancelled",
+    "VersionConflict",
     "default_home",
     "default_url",
     "migrations",

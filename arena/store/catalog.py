@@ -12,9 +12,11 @@ from collections.abc import Sequence
 
 from sqlalchemy import delete, func
 from sqlalchemy import select as select_columns
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from arena import ArenaError
+from arena.errors import StoreError
 from arena.store.database import Database
 from arena.store.models import Bot, BotVersion, Match, MatchSeat, Rating, Tournament, now
 from arena.submissions import names
@@ -26,6 +28,12 @@ class NotOwnerError(ArenaError, ValueError):
 
 class Refused(ArenaError, ValueError):
     """A retirement, removal, cancellation or deletion that cannot be done (one line why)."""
+
+
+class VersionConflict(StoreError):
+    """A new version that lost a race: another command stored the same bot, the same
+    contents or the same version number at the same moment (a unique constraint). Looking
+    again finds what that command stored; trying again numbers after it."""
 
 
 class Catalog(Database):
@@ -57,32 +65,38 @@ class Catalog(Database):
         """Store a new version n+1 of `name`, creating the bot, owned by `owner`, if new.
 
         `owner` defaults to the current OS user. Raises NotOwnerError when the bot
-        exists and belongs to someone else (checked in the same transaction).
+        exists and belongs to someone else (checked in the same transaction), and
+        VersionConflict when another command stored this bot or version meanwhile.
         """
         owner = owner if owner is not None else names.current_user()
-        with self.write() as s:
-            bot = s.exec(select(Bot).where(Bot.name == name)).first()
-            if bot is None:
-                bot = Bot(name=name, owner=owner)
-                s.add(bot)
+        try:
+            with self.write() as s:
+                bot = s.exec(select(Bot).where(Bot.name == name)).first()
+                if bot is None:
+                    bot = Bot(name=name, owner=owner)
+                    s.add(bot)
+                    s.flush()
+                elif bot.owner != owner:
+                    raise NotOwnerError(f"bot {name!r} belongs to {bot.owner!r}, not to {owner!r}")
+                last = s.exec(
+                    select(func.max(BotVersion.number)).where(BotVersion.bot_id == bot.id)
+                ).one()
+                version = BotVersion(
+                    bot_id=bot.id or 0,
+                    number=(last or 0) + 1,
+                    sha256=sha256,
+                    folder=folder,
+                    command=list(command),
+                    games=list(games),
+                )
+                s.add(version)
                 s.flush()
-            elif bot.owner != owner:
-                raise NotOwnerError(f"bot {name!r} belongs to {bot.owner!r}, not to {owner!r}")
-            last = s.exec(
-                select(func.max(BotVersion.number)).where(BotVersion.bot_id == bot.id)
-            ).one()
-            version = BotVersion(
-                bot_id=bot.id or 0,
-                number=(last or 0) + 1,
-                sha256=sha256,
-                folder=folder,
-                command=list(command),
-                games=list(games),
-            )
-            s.add(version)
-            s.flush()
-            s.expunge(version)
-            return version
+                s.expunge(version)
+                return version
+        except IntegrityError:
+            raise VersionConflict(
+                f"bot {name!r}: another command stored it at the same moment"
+            ) from None
 
     def latest_version(self, name: str) -> BotVersion | None:
         """The newest version of the bot called `name`."""

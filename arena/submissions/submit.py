@@ -20,11 +20,9 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from sqlalchemy.exc import IntegrityError
-
 from arena.home import private_folder
 from arena.match.run import BotRef
-from arena.store import NotOwnerError, Store
+from arena.store import NotOwnerError, Store, VersionConflict
 from arena.store.models import BotVersion
 from arena.submissions import botfiles, check, names
 from arena.submissions.botfiles import BotFile
@@ -167,7 +165,7 @@ def _add_version(
             return version, True
         except NotOwnerError as error:  # registered by someone else while this one was tested
             raise BotFolderError(str(error)) from None
-        except IntegrityError:
+        except VersionConflict:
             existing = store.bot_version_by_sha(name, sha)
             if existing is not None:
                 return existing, False
