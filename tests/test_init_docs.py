@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.cli.init import kits
+from arena.protocol.messages import LATEST_PROTOCOL
 from arena.tournament import config
 
 runner = CliRunner()
@@ -23,6 +24,7 @@ def test_init_copies_a_kit_named_after_its_folder(tmp_path: Path, kit: str) -> N
     assert result.exit_code == 0, result.output
     manifest = tomllib.loads((folder / "bot.toml").read_text())
     assert manifest["name"] == f"my-{kit}-bot"
+    assert manifest["protocol"] == LATEST_PROTOCOL  # a new bot speaks version 2
     assert not list(folder.rglob("__pycache__"))
 
 

@@ -128,7 +128,8 @@ def play(game: str, seats: tuple[BotRef, ...], pool: BotPool, seed: int) -> Matc
 
 @functools.cache
 def python_kit_policy() -> Any:
-    """The Python kit's `choose(game, observation, legal)`, imported from its bot.py."""
+    """The Python kit's `choose(game, observation, legal)`, imported from its bot.py (the
+    observation is protocol 2's envelope, as every kit is sent)."""
     path = STARTERS / "python" / "bot.py"
     spec = importlib.util.spec_from_file_location("starter_python_bot", path)
     assert spec is not None and spec.loader is not None
@@ -155,7 +156,7 @@ def policy_mismatches(recorded: dict[str, Any], seat: int) -> list[str]:
     for index, (_event, game) in enumerate(replay.walk(recorded)):
         following = events[index + 1] if index + 1 < len(events) else {}
         if following.get("seat") == seat:  # the state the seat decided in, before it acts
-            expected = choose(recorded["game"], game.observe(seat), game.legal(seat))
+            expected = choose(recorded["game"], game.observation(seat), game.legal(seat))
             if following["decision"] != expected:
                 wrong.append(f"event {index + 1}: {following['decision']} (python: {expected})")
     return wrong

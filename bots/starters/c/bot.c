@@ -1,7 +1,7 @@
 /*
  * A starter bot for arena, in C: it plays all four games with one simple idea each.
  *
- * How a bot works (see protocol/PROTOCOL.md):
+ * How a bot works (protocol version 2, see protocol/PROTOCOL.md):
  *
  *     read one JSON line from stdin -> look at its "type" -> answer with one JSON line
  *
@@ -10,11 +10,17 @@
  * bot gives each legal decision a score and answers the best one, copied unchanged.
  * So it can never make an illegal move: improve the score_* functions to play better.
  *
+ * A `decide`'s observation has the same keys in every game: "seat", "players", "phase",
+ * "to_move" (a list of seats), "scores", and the game's own fields under "game"
+ * (protocol/games/GAME.md). Its "time" is the clock: "limit_ms", the most this answer
+ * may be charged (CPU time), and "bank_ms", what is left of a bank (null without one).
+ *
  * C has no JSON library, so the first part of this file is a small JSON reader (about
  * 200 lines). It keeps, for every value, where its text lies in the input line: the
  * chosen decision is sent back as exactly the text that came in.
  *
- * Only protocol messages go to stdout. Debug output goes to stderr.
+ * Only protocol messages go to stdout. Debug output goes to stderr, or, one short text
+ * per decision, into the replay beside the decision ("debug").
  *
  * Build: gcc -O2 -o bot bot.c      (arena runs the `build` line of bot.toml)
  */
@@ -250,43 +256,44 @@ static int score_take_that(const Json *option, const Json *observation) {
 #define HIDDEN_GUESS 6 /* a face-down card is worth about 6 points on average */
 
 /* What one grid cell counts at the end of the round (lower is better). */
-static int leylo_points(const char *card, const Json *observation) {
+static int leylo_points(const char *card, const Json *leylo) {
     if (strcmp(card, "hidden") == 0) return HIDDEN_GUESS;
     if (strcmp(card, "empty") == 0) return 0; /* a cleared cell counts nothing */
-    if (strcmp(card, "action") == 0) return json_int(json_get(observation, "action_card_value"));
+    if (strcmp(card, "action") == 0) return json_int(json_get(leylo, "action_card_value"));
     if (strncmp(card, "joker", 5) == 0) return 12;
     return atoi(card); /* a number card: "0" .. "11" */
 }
 
 /* The points of the open card on the discard pile (which may be empty: then 99). */
-static int top_discard_points(const Json *observation) {
-    const Json *discard = json_get(observation, "discard");
+static int top_discard_points(const Json *leylo) {
+    const Json *discard = json_get(leylo, "discard");
     int n = json_length(discard);
     if (n == 0) return 99;
-    return leylo_points(json_str(json_at(discard, n - 1)), observation);
+    return leylo_points(json_str(json_at(discard, n - 1)), leylo);
 }
 
 static int score_leylo(const Json *option, const Json *observation) {
+    const Json *leylo = json_get(observation, "game"); /* the game's own fields */
     if (is_action(option, "draw")) {
         /* Take the open discard when it is a low card; otherwise try our luck on the pile. */
         if (strcmp(json_str(json_get(option, "source")), "discard") == 0)
-            return top_discard_points(observation) <= 4 ? 2 : 0;
+            return top_discard_points(leylo) <= 4 ? 2 : 0;
         return 1;
     }
     if (is_action(option, "replace")) {
         /* The points we save by putting the held card in this cell (may be negative). */
         int seat = json_int(json_get(observation, "seat"));
-        const Json *my_grid = json_at(json_get(observation, "grids"), seat);
+        const Json *my_grid = json_at(json_get(leylo, "grids"), seat);
         const char *cell = json_str(json_at(my_grid, json_int(json_get(option, "cell"))));
-        const char *held = json_str(json_get(json_get(observation, "holding"), "card"));
-        return 10 * (leylo_points(cell, observation) - leylo_points(held, observation));
+        const char *held = json_str(json_get(json_get(leylo, "holding"), "card"));
+        return 10 * (leylo_points(cell, leylo) - leylo_points(held, leylo));
     }
     if (is_action(option, "discard")) return 5; /* beats a replacement that saves nothing */
     if (is_action(option, "clear")) return 1;   /* a cleared line counts 0 points: always clear */
     if (is_action(option, "claim")) {
         /* Swap one of our action cards (12 points) for the top discard when it is lower. */
-        int action_value = json_int(json_get(observation, "action_card_value"));
-        return top_discard_points(observation) < action_value ? 1 : -1;
+        int action_value = json_int(json_get(leylo, "action_card_value"));
+        return top_discard_points(leylo) < action_value ? 1 : -1;
     }
     return 0; /* "flip" (any cell will do), "swap" (never), "keep", "pass" */
 }
@@ -325,7 +332,7 @@ static int twirkle_points(int x, int y, const Json *board) {
 static int score_twirkle(const Json *option, const Json *observation) {
     if (is_action(option, "place")) {
         int x = json_int(json_get(option, "x")), y = json_int(json_get(option, "y"));
-        return 10 + twirkle_points(x, y, json_get(observation, "board"));
+        return 10 + twirkle_points(x, y, json_get(json_get(observation, "game"), "board"));
     }
     if (is_action(option, "pick")) return 3;     /* any card that fits: placing scores points */
     if (is_action(option, "exchange")) return 2; /* nothing fits: swap the hand, card by card */
@@ -344,18 +351,19 @@ static int score_twirkle(const Json *option, const Json *observation) {
 static int krumme10_flip_wanted(int top) { return top == 0; }
 
 static int score_krumme10(const Json *option, const Json *observation) {
+    const Json *krumme10 = json_get(observation, "game"); /* the game's own fields */
     int flip = json_bool(json_get(option, "flip"));
     int top = json_int(json_get(option, "top"));
     if (is_action(option, "play")) {
         if (flip) return 100; /* a gamble on the unknown back side */
-        int new_sum = json_int(json_get(observation, "sum")) + top;
-        int target = json_int(json_get(observation, "target"));
+        int new_sum = json_int(json_get(krumme10, "sum")) + top;
+        int target = json_int(json_get(krumme10, "target"));
         if (new_sum == target) return 300;          /* a hit: we take the card to our points */
         if (new_sum < target) return 200 - top;     /* safe; keep the high cards for a hit later */
         return 0;                                   /* an overrun: every other player scores */
     }
     if (is_action(option, "take")) {
-        int shown = json_int(json_get(json_at(json_get(observation, "to_take"), 0), "top"));
+        int shown = json_int(json_get(json_at(json_get(krumme10, "to_take"), 0), "top"));
         return flip == krumme10_flip_wanted(shown) ? 1 : 0;
     }
     if (is_action(option, "score")) return flip == krumme10_flip_wanted(top) ? 2 : 1;
@@ -404,16 +412,27 @@ int main(void) {
         if (strcmp(type, "start") == 0) {
             /* a process may play several matches: everything per match is reset here */
             score = scorer_for(json_str(json_get(message, "game")));
-            fprintf(stderr, "start: %s with %d players, seat %d\n", json_str(json_get(message, "game")),
-                    json_int(json_get(message, "players")), json_int(json_get(message, "seat")));
+            const Json *clock = json_get(message, "time_control"); /* bank or per-decision */
+            fprintf(stderr, "start: %s with %d players, seat %d, %s time control\n",
+                    json_str(json_get(message, "game")), json_int(json_get(message, "players")),
+                    json_int(json_get(message, "seat")), json_str(json_get(clock, "kind")));
             printf("{\"type\":\"ready\"}\n");
             fflush(stdout); /* an answer left in the buffer is no answer */
         } else if (strcmp(type, "decide") == 0) {
             const Json *id = json_get(message, "id");
-            const Json *best = choose(score, json_get(message, "observation"), json_get(message, "legal"));
+            const Json *observation = json_get(message, "observation");
+            const Json *legal = json_get(message, "legal");
+            const Json *best = choose(score, observation, legal);
+            /* The debug text (optional, at most 1 KiB kept) is shown beside the decision in
+               `arena replay show` and the viewer: say there why the bot chose it. */
+            char value[16] = "none";
+            if (score != NULL) snprintf(value, sizeof value, "%d", score(best, observation));
+            int limit_ms = json_int(json_get(json_get(message, "time"), "limit_ms"));
             /* id and decision are copied as the exact text that came in */
-            printf("{\"type\":\"decision\",\"id\":%.*s,\"decision\":%.*s}\n", (int)id->raw_len, id->raw,
-                   (int)best->raw_len, best->raw);
+            printf("{\"type\":\"decision\",\"id\":%.*s,\"decision\":%.*s,"
+                   "\"debug\":\"score %s, best of %d legal; %d ms allowed\"}\n",
+                   (int)id->raw_len, id->raw, (int)best->raw_len, best->raw, value,
+                   json_length(legal), limit_ms);
             fflush(stdout);
         } else if (strcmp(type, "end") == 0) {
             const Json *scores = json_get(json_get(message, "result"), "scores");

@@ -1,6 +1,6 @@
 // A starter bot for arena, in Go: it plays all four games with one simple idea each.
 //
-// How a bot works (see protocol/PROTOCOL.md):
+// How a bot works (protocol version 2, see protocol/PROTOCOL.md):
 //
 //	read one JSON line from stdin -> look at its "type" -> answer with one JSON line
 //
@@ -9,10 +9,16 @@
 // bot gives each legal decision a score and answers the best one, copied unchanged.
 // So it can never make an illegal move: improve the score* functions to play better.
 //
+// A `decide`'s observation has the same keys in every game: "seat", "players", "phase",
+// "to_move" (a list of seats), "scores", and the game's own fields under "game"
+// (protocol/games/GAME.md). Its "time" is the clock: "limit_ms", the most this answer
+// may be charged (CPU time), and "bank_ms", what is left of a bank (null without one).
+//
 // Go's standard library reads JSON (encoding/json): the legal decisions are kept as
 // json.RawMessage, so the chosen one is sent back as exactly the text that came in.
 //
-// Only protocol messages go to stdout. Debug output goes to stderr.
+// Only protocol messages go to stdout. Debug output goes to stderr, or, one short text
+// per decision, into the replay beside the decision ("debug").
 //
 // Build: go build -o bot .   (arena runs the `build` line of bot.toml)
 package main
@@ -96,14 +102,14 @@ func scoreTakeThat(option Obj, observation Obj) int {
 const hiddenGuess = 6 // a face-down card is worth about 6 points on average
 
 // leyloPoints is what one grid cell counts at the end of the round (lower is better).
-func leyloPoints(card string, observation Obj) int {
+func leyloPoints(card string, leylo Obj) int {
 	switch {
 	case card == "hidden":
 		return hiddenGuess
 	case card == "empty":
 		return 0 // a cleared cell counts nothing
 	case card == "action":
-		return num(observation["action_card_value"])
+		return num(leylo["action_card_value"])
 	case strings.HasPrefix(card, "joker"):
 		return 12
 	}
@@ -112,20 +118,21 @@ func leyloPoints(card string, observation Obj) int {
 }
 
 // topDiscardPoints: the points of the open card on the discard pile (empty: 99).
-func topDiscardPoints(observation Obj) int {
-	discard, _ := observation["discard"].([]interface{})
+func topDiscardPoints(leylo Obj) int {
+	discard, _ := leylo["discard"].([]interface{})
 	if len(discard) == 0 {
 		return 99
 	}
-	return leyloPoints(str(discard[len(discard)-1]), observation)
+	return leyloPoints(str(discard[len(discard)-1]), leylo)
 }
 
 func scoreLeylo(option Obj, observation Obj) int {
+	leylo, _ := observation["game"].(Obj) // the game's own fields
 	switch {
 	case isAction(option, "draw"):
 		// Take the open discard when it is a low card; otherwise try our luck on the pile.
 		if str(option["source"]) == "discard" {
-			if topDiscardPoints(observation) <= 4 {
+			if topDiscardPoints(leylo) <= 4 {
 				return 2
 			}
 			return 0
@@ -133,17 +140,17 @@ func scoreLeylo(option Obj, observation Obj) int {
 		return 1
 	case isAction(option, "replace"):
 		// The points we save by putting the held card in this cell (may be negative).
-		grid := at(observation["grids"], num(observation["seat"]))
+		grid := at(leylo["grids"], num(observation["seat"]))
 		cell := str(at(grid, num(option["cell"])))
-		held := str(get(observation["holding"], "card"))
-		return 10 * (leyloPoints(cell, observation) - leyloPoints(held, observation))
+		held := str(get(leylo["holding"], "card"))
+		return 10 * (leyloPoints(cell, leylo) - leyloPoints(held, leylo))
 	case isAction(option, "discard"):
 		return 5 // beats a replacement that saves nothing
 	case isAction(option, "clear"):
 		return 1 // a cleared line counts 0 points: always clear
 	case isAction(option, "claim"):
 		// Swap one of our action cards (12 points) for the top discard when it is lower.
-		if topDiscardPoints(observation) < num(observation["action_card_value"]) {
+		if topDiscardPoints(leylo) < num(leylo["action_card_value"]) {
 			return 1
 		}
 		return -1
@@ -189,7 +196,7 @@ func twirklePoints(x, y int, board interface{}) int {
 func scoreTwirkle(option Obj, observation Obj) int {
 	switch {
 	case isAction(option, "place"):
-		return 10 + twirklePoints(num(option["x"]), num(option["y"]), observation["board"])
+		return 10 + twirklePoints(num(option["x"]), num(option["y"]), get(observation["game"], "board"))
 	case isAction(option, "pick"):
 		return 3 // any card that fits: placing scores points
 	case isAction(option, "exchange"):
@@ -211,13 +218,14 @@ func scoreTwirkle(option Obj, observation Obj) int {
 func krumme10FlipWanted(top int) bool { return top == 0 }
 
 func scoreKrumme10(option Obj, observation Obj) int {
+	krumme10, _ := observation["game"].(Obj) // the game's own fields
 	flip, top := boolean(option["flip"]), num(option["top"])
 	switch {
 	case isAction(option, "play"):
 		if flip {
 			return 100 // a gamble on the unknown back side
 		}
-		newSum, target := num(observation["sum"])+top, num(observation["target"])
+		newSum, target := num(krumme10["sum"])+top, num(krumme10["target"])
 		if newSum == target {
 			return 300 // a hit: we take the card to our points
 		}
@@ -226,7 +234,7 @@ func scoreKrumme10(option Obj, observation Obj) int {
 		}
 		return 0 // an overrun: every other player scores
 	case isAction(option, "take"):
-		shown := num(get(at(observation["to_take"], 0), "top"))
+		shown := num(get(at(krumme10["to_take"], 0), "top"))
 		if flip == krumme10FlipWanted(shown) {
 			return 1
 		}
@@ -261,16 +269,19 @@ type message struct {
 	Players     int               `json:"players"`
 	Seat        int               `json:"seat"`
 	ID          json.RawMessage   `json:"id"`
+	TimeControl Obj               `json:"time_control"` // start: "kind" bank or per-decision
 	Observation Obj               `json:"observation"`
+	Time        Obj               `json:"time"` // decide: the clock
 	Legal       []json.RawMessage `json:"legal"`
 	Result      Obj               `json:"result"`
 }
 
-// choose: the legal decision with the highest score; on a tie, the first in `legal`.
-func choose(score scorer, observation Obj, legal []json.RawMessage) json.RawMessage {
+// choose: the legal decision with the highest score (and that score); on a tie, the
+// first in `legal`.
+func choose(score scorer, observation Obj, legal []json.RawMessage) (json.RawMessage, int) {
 	best, bestScore := legal[0], 0
 	if score == nil {
-		return best // a game this bot does not know: the first legal one
+		return best, 0 // a game this bot does not know: the first legal one
 	}
 	for i, raw := range legal {
 		var option Obj
@@ -279,7 +290,7 @@ func choose(score scorer, observation Obj, legal []json.RawMessage) json.RawMess
 			best, bestScore = raw, s
 		}
 	}
-	return best
+	return best, bestScore
 }
 
 func main() {
@@ -295,12 +306,18 @@ func main() {
 				case "start":
 					// a process may play several matches: everything per match is reset here
 					score = scorers[m.Game]
-					fmt.Fprintf(os.Stderr, "start: %s with %d players, seat %d\n", m.Game, m.Players, m.Seat)
+					fmt.Fprintf(os.Stderr, "start: %s with %d players, seat %d, %s time control\n",
+						m.Game, m.Players, m.Seat, str(m.TimeControl["kind"]))
 					fmt.Fprintln(out, `{"type":"ready"}`)
 				case "decide":
-					best := choose(score, m.Observation, m.Legal)
+					best, value := choose(score, m.Observation, m.Legal)
+					// The debug text (optional, at most 1 KiB kept) is shown beside the decision
+					// in `arena replay show` and the viewer: say there why the bot chose it.
+					limitMs := num(m.Time["limit_ms"]) // the most this answer may be charged
+					debug := fmt.Sprintf("score %d, best of %d legal; %d ms allowed", value, len(m.Legal), limitMs)
 					// id and decision are copied as the exact text that came in
-					fmt.Fprintf(out, "{\"type\":\"decision\",\"id\":%s,\"decision\":%s}\n", m.ID, best)
+					fmt.Fprintf(out, "{\"type\":\"decision\",\"id\":%s,\"decision\":%s,\"debug\":%q}\n",
+						m.ID, best, debug)
 				case "end":
 					scores, _ := json.Marshal(m.Result["scores"])
 					fmt.Fprintf(os.Stderr, "end: scores %s\n", scores)

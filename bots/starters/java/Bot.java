@@ -1,6 +1,6 @@
 // A starter bot for arena, in Java: it plays all four games with one simple idea each.
 //
-// How a bot works (see protocol/PROTOCOL.md):
+// How a bot works (protocol version 2, see protocol/PROTOCOL.md):
 //
 //     read one JSON line from stdin -> look at its "type" -> answer with one JSON line
 //
@@ -9,11 +9,17 @@
 // bot gives each legal decision a score and answers the best one, copied unchanged.
 // So it can never make an illegal move: improve the score methods to play better.
 //
+// A `decide`'s observation has the same keys in every game: "seat", "players", "phase",
+// "to_move" (a list of seats), "scores", and the game's own fields under "game"
+// (protocol/games/GAME.md). Its "time" is the clock: "limit_ms", the most this answer
+// may be charged (CPU time), and "bank_ms", what is left of a bank (null without one).
+//
 // Java has no JSON library built in, so the class `Json` at the end of this file is a
 // small reader and writer: objects become Map<String, Object>, arrays List<Object>,
 // strings String, whole numbers Long, other numbers Double, true/false Boolean.
 //
-// Only protocol messages go to stdout. Debug output goes to stderr.
+// Only protocol messages go to stdout. Debug output goes to stderr, or, one short text
+// per decision, into the replay beside the decision ("debug").
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -50,36 +56,37 @@ public class Bot {
     static final int HIDDEN_GUESS = 6; // a face-down card is worth about 6 points on average
 
     // What one grid cell counts at the end of the round (lower is better).
-    static int leyloPoints(String card, Map<String, Object> observation) {
+    static int leyloPoints(String card, Map<String, Object> leylo) {
         if (card.equals("hidden")) return HIDDEN_GUESS;
         if (card.equals("empty")) return 0; // a cleared cell counts nothing
-        if (card.equals("action")) return num(observation.get("action_card_value")); // 12, or 0
+        if (card.equals("action")) return num(leylo.get("action_card_value")); // 12, or 0
         if (card.startsWith("joker")) return 12;
         return Integer.parseInt(card); // a number card: "0" .. "11"
     }
 
     // The points of the open card on the discard pile (which may be empty: then 99).
-    static int topDiscardPoints(Map<String, Object> observation) {
-        List<Object> discard = list(observation.get("discard"));
+    static int topDiscardPoints(Map<String, Object> leylo) {
+        List<Object> discard = list(leylo.get("discard"));
         if (discard.isEmpty()) return 99;
-        return leyloPoints(str(discard.get(discard.size() - 1)), observation);
+        return leyloPoints(str(discard.get(discard.size() - 1)), leylo);
     }
 
     static int scoreLeylo(Map<String, Object> option, Map<String, Object> observation) {
+        Map<String, Object> leylo = map(observation.get("game")); // the game's own fields
         switch (str(option.get("action"))) {
             case "draw":
                 // Take the open discard when it is a low card; otherwise try the pile.
                 if (str(option.get("source")).equals("discard")) {
-                    return topDiscardPoints(observation) <= 4 ? 2 : 0;
+                    return topDiscardPoints(leylo) <= 4 ? 2 : 0;
                 }
                 return 1;
             case "replace": {
                 // The points we save by putting the held card in this cell (may be negative).
                 int seat = num(observation.get("seat"));
-                List<Object> myGrid = list(list(observation.get("grids")).get(seat));
+                List<Object> myGrid = list(list(leylo.get("grids")).get(seat));
                 String cell = str(myGrid.get(num(option.get("cell"))));
-                String held = str(map(observation.get("holding")).get("card"));
-                return 10 * (leyloPoints(cell, observation) - leyloPoints(held, observation));
+                String held = str(map(leylo.get("holding")).get("card"));
+                return 10 * (leyloPoints(cell, leylo) - leyloPoints(held, leylo));
             }
             case "discard":
                 return 5; // better than a replacement that saves nothing, worse than one that does
@@ -87,7 +94,7 @@ public class Bot {
                 return 1; // a cleared line counts 0 points: always clear
             case "claim":
                 // Swap one of our action cards (12 points) for the top discard when it is lower.
-                return topDiscardPoints(observation) < num(observation.get("action_card_value")) ? 1 : -1;
+                return topDiscardPoints(leylo) < num(leylo.get("action_card_value")) ? 1 : -1;
             default:
                 return 0; // "flip" (any cell will do), "swap" (never), "keep", "pass"
         }
@@ -122,7 +129,7 @@ public class Bot {
         switch (str(option.get("action"))) {
             case "place": {
                 Set<String> board = new HashSet<>();
-                for (Object cell : list(observation.get("board"))) {
+                for (Object cell : list(map(observation.get("game")).get("board"))) {
                     board.add(num(map(cell).get("x")) + "," + num(map(cell).get("y")));
                 }
                 return 10 + twirklePoints(num(option.get("x")), num(option.get("y")), board);
@@ -151,19 +158,20 @@ public class Bot {
     }
 
     static int scoreKrumme10(Map<String, Object> option, Map<String, Object> observation) {
+        Map<String, Object> krumme10 = map(observation.get("game")); // the game's own fields
         boolean flip = Boolean.TRUE.equals(option.get("flip"));
         switch (str(option.get("action"))) {
             case "play": {
                 if (flip) return 100; // a gamble on the unknown back side
                 int top = num(option.get("top"));
-                int newSum = num(observation.get("sum")) + top;
-                int target = num(observation.get("target"));
+                int newSum = num(krumme10.get("sum")) + top;
+                int target = num(krumme10.get("target"));
                 if (newSum == target) return 300; // a hit: we take the card to our points
                 if (newSum < target) return 200 - top; // safe; keep the high cards for a hit
                 return 0; // an overrun: every other player scores
             }
             case "take": {
-                int shown = num(map(list(observation.get("to_take")).get(0)).get("top"));
+                int shown = num(map(list(krumme10.get("to_take")).get(0)).get("top"));
                 return flip == krumme10FlipWanted(shown) ? 1 : 0;
             }
             case "score":
@@ -215,15 +223,24 @@ public class Bot {
             String type = str(message.get("type"));
             if (type.equals("start")) {
                 game = str(message.get("game")); // a process may play several matches: reset here
+                // time_control: {"kind": "bank", "bank_ms": ...} or {"kind": "per-decision", ...}
                 System.err.println("start: " + game + " with " + message.get("players")
-                        + " players, seat " + message.get("seat"));
+                        + " players, seat " + message.get("seat") + ", "
+                        + Json.write(message.get("time_control")));
                 send(out, Map.of("type", "ready"));
             } else if (type.equals("decide")) {
-                Object decision = choose(game, map(message.get("observation")), list(message.get("legal")));
+                Map<String, Object> observation = map(message.get("observation"));
+                List<Object> legal = list(message.get("legal"));
+                Object decision = choose(game, observation, legal);
                 Map<String, Object> answer = new LinkedHashMap<>();
                 answer.put("type", "decision");
                 answer.put("id", message.get("id"));
                 answer.put("decision", decision);
+                // The debug text (optional, at most 1 KiB kept) is shown beside the decision
+                // in `arena replay show` and the viewer: say there why the bot chose it.
+                int limitMs = num(map(message.get("time")).get("limit_ms")); // the most it may be charged
+                answer.put("debug", "score " + score(game, map(decision), observation) + ", best of "
+                        + legal.size() + " legal; " + limitMs + " ms allowed");
                 send(out, answer);
             } else if (type.equals("end")) {
                 System.err.println("end: scores " + Json.write(map(message.get("result")).get("scores")));

@@ -1,7 +1,7 @@
 // A starter bot for arena, in JavaScript (Node): it plays all four games with one
 // simple idea each.
 //
-// How a bot works (see protocol/PROTOCOL.md):
+// How a bot works (protocol version 2, see protocol/PROTOCOL.md):
 //
 //     read one JSON line from stdin -> look at its "type" -> answer with one JSON line
 //
@@ -10,7 +10,13 @@
 // bot gives each legal decision a score and answers the best one, copied unchanged.
 // So it can never make an illegal move: improve the score functions to play better.
 //
-// Only protocol messages go to stdout. Debug output goes to stderr (`log` below).
+// A `decide`'s observation has the same keys in every game: `seat`, `players`, `phase`,
+// `to_move` (a list of seats), `scores`, and the game's own fields under `game`
+// (protocol/games/GAME.md). Its `time` is the clock: `limit_ms`, the most this answer
+// may be charged (CPU time), and `bank_ms`, what is left of a bank (null without one).
+//
+// Only protocol messages go to stdout. Debug output goes to stderr (`log` below), or,
+// one short text per decision, into the replay beside the decision (`debug`).
 
 "use strict";
 
@@ -36,32 +42,33 @@ function scoreTakeThat(option, observation) {
 const HIDDEN_GUESS = 6; // a face-down card is worth about 6 points on average
 
 // What one grid cell counts at the end of the round (lower is better).
-function leyloPoints(card, observation) {
+function leyloPoints(card, leylo) {
   if (card === "hidden") return HIDDEN_GUESS;
   if (card === "empty") return 0; // a cleared cell counts nothing
-  if (card === "action") return observation.action_card_value; // 12, or 0 with 2 players
+  if (card === "action") return leylo.action_card_value; // 12, or 0 with 2 players
   if (card.startsWith("joker")) return 12;
   return parseInt(card, 10); // a number card: "0" .. "11"
 }
 
 // The points of the open card on the discard pile (which may be empty: then 99).
-function topDiscardPoints(observation) {
-  const discard = observation.discard;
+function topDiscardPoints(leylo) {
+  const discard = leylo.discard;
   if (discard.length === 0) return 99;
-  return leyloPoints(discard[discard.length - 1], observation);
+  return leyloPoints(discard[discard.length - 1], leylo);
 }
 
 function scoreLeylo(option, observation) {
+  const leylo = observation.game; // the game's own fields
   switch (option.action) {
     case "draw":
       // Take the open discard when it is a low card; otherwise try our luck on the pile.
-      if (option.source === "discard") return topDiscardPoints(observation) <= 4 ? 2 : 0;
+      if (option.source === "discard") return topDiscardPoints(leylo) <= 4 ? 2 : 0;
       return 1;
     case "replace": {
       // The points we save by putting the held card in this cell (may be negative).
-      const myGrid = observation.grids[observation.seat];
-      const held = leyloPoints(observation.holding.card, observation);
-      return 10 * (leyloPoints(myGrid[option.cell], observation) - held);
+      const myGrid = leylo.grids[observation.seat];
+      const held = leyloPoints(leylo.holding.card, leylo);
+      return 10 * (leyloPoints(myGrid[option.cell], leylo) - held);
     }
     case "discard":
       return 5; // better than a replacement that saves nothing, worse than one that does
@@ -69,7 +76,7 @@ function scoreLeylo(option, observation) {
       return 1; // a cleared line counts 0 points: always clear
     case "claim":
       // Swap one of our action cards (12 points) for the top discard when it is lower.
-      return topDiscardPoints(observation) < observation.action_card_value ? 1 : -1;
+      return topDiscardPoints(leylo) < leylo.action_card_value ? 1 : -1;
     default:
       return 0; // "flip" (any cell will do), "swap" (never), "keep", "pass"
   }
@@ -102,7 +109,7 @@ function twirklePoints(x, y, board) {
 function scoreTwirkle(option, observation) {
   switch (option.action) {
     case "place": {
-      const board = new Set(observation.board.map((cell) => `${cell.x},${cell.y}`));
+      const board = new Set(observation.game.board.map((cell) => `${cell.x},${cell.y}`));
       return 10 + twirklePoints(option.x, option.y, board);
     }
     case "pick":
@@ -129,16 +136,17 @@ function krumme10FlipWanted(top) {
 }
 
 function scoreKrumme10(option, observation) {
+  const krumme10 = observation.game; // the game's own fields
   switch (option.action) {
     case "play": {
       if (option.flip) return 100; // a gamble on the unknown back side
-      const newSum = observation.sum + option.top;
-      if (newSum === observation.target) return 300; // a hit: we take the card to our points
-      if (newSum < observation.target) return 200 - option.top; // safe; keep high cards for a hit
+      const newSum = krumme10.sum + option.top;
+      if (newSum === krumme10.target) return 300; // a hit: we take the card to our points
+      if (newSum < krumme10.target) return 200 - option.top; // safe; keep high cards for a hit
       return 0; // an overrun: every other player scores
     }
     case "take":
-      return option.flip === krumme10FlipWanted(observation.to_take[0].top) ? 1 : 0;
+      return option.flip === krumme10FlipWanted(krumme10.to_take[0].top) ? 1 : 0;
     case "score":
       return option.flip === krumme10FlipWanted(option.top) ? 2 : 1;
     case "steal":
@@ -195,12 +203,21 @@ input.on("line", (line) => {
   switch (message.type) {
     case "start":
       game = message.game; // a process may play several matches: reset here
-      log(`start: ${game} with ${message.players} players, seat ${message.seat}`);
+      // time_control: {kind: "bank", bank_ms, increment_ms, ...} or {kind: "per-decision", ...}
+      log(`start: ${game} with ${message.players} players, seat ${message.seat}, ` +
+        JSON.stringify(message.time_control));
       send({ type: "ready" });
       break;
     case "decide": {
-      const decision = choose(game, message.observation, message.legal);
-      send({ type: "decision", id: message.id, decision });
+      const { observation, legal } = message;
+      const decision = choose(game, observation, legal);
+      // The debug text (optional, at most 1 KiB kept) is shown beside the decision in
+      // `arena replay show` and the viewer: say there why the bot chose it.
+      const score = SCORERS[game];
+      const value = score === undefined ? null : score(decision, observation);
+      const limitMs = message.time.limit_ms; // the most this answer may be charged
+      const debug = `score ${value}, best of ${legal.length} legal; ${limitMs} ms allowed`;
+      send({ type: "decision", id: message.id, decision, debug });
       break;
     }
     case "end":

@@ -1,6 +1,6 @@
 """A starter bot for arena, in Python: it plays all four games with one simple idea each.
 
-How a bot works (see protocol/PROTOCOL.md):
+How a bot works (protocol version 2, see protocol/PROTOCOL.md):
 
     read one JSON line from stdin -> look at its "type" -> answer with one JSON line
 
@@ -10,7 +10,13 @@ bot gives each legal decision a score and answers the best one, copied unchanged
 So it can never make an illegal move: improve the `score_*` functions to make it
 play better.
 
-Only protocol messages go to stdout. Debug output goes to stderr (`log` below).
+A `decide`'s observation has the same keys in every game: `seat`, `players`, `phase`,
+`to_move` (a list of seats), `scores`, and the game's own fields under `game`
+(protocol/games/GAME.md). Its `time` is the clock: `limit_ms`, the most this answer
+may be charged (CPU time), and `bank_ms`, what is left of a bank (None without one).
+
+Only protocol messages go to stdout. Debug output goes to stderr (`log` below), or,
+one short text per decision, into the replay beside the decision (`debug`).
 """
 
 import json
@@ -39,45 +45,46 @@ def score_take_that(option, observation):
 HIDDEN_GUESS = 6  # a face-down card is worth about 6 points on average
 
 
-def leylo_points(card, observation):
+def leylo_points(card, leylo):
     """What one grid cell counts at the end of the round (lower is better)."""
     if card == "hidden":
         return HIDDEN_GUESS
     if card == "empty":
         return 0  # a cleared cell counts nothing
     if card == "action":
-        return observation["action_card_value"]  # 12, or 0 with 2 players
+        return leylo["action_card_value"]  # 12, or 0 with 2 players
     if card.startswith("joker"):
         return 12
     return int(card)  # a number card: "0" .. "11"
 
 
-def top_discard_points(observation):
+def top_discard_points(leylo):
     """The points of the open card on the discard pile (which may be empty: then 99)."""
-    if not observation["discard"]:
+    if not leylo["discard"]:
         return 99
-    return leylo_points(observation["discard"][-1], observation)
+    return leylo_points(leylo["discard"][-1], leylo)
 
 
 def score_leylo(option, observation):
+    leylo = observation["game"]  # the game's own fields
     action = option["action"]
     if action == "draw":
         # Take the open discard when it is a low card; otherwise try our luck on the pile.
         if option["source"] == "discard":
-            return 2 if top_discard_points(observation) <= 4 else 0
+            return 2 if top_discard_points(leylo) <= 4 else 0
         return 1
     if action == "replace":
         # The points we save by putting the held card in this cell (may be negative).
-        my_grid = observation["grids"][observation["seat"]]
-        held = leylo_points(observation["holding"]["card"], observation)
-        return 10 * (leylo_points(my_grid[option["cell"]], observation) - held)
+        my_grid = leylo["grids"][observation["seat"]]
+        held = leylo_points(leylo["holding"]["card"], leylo)
+        return 10 * (leylo_points(my_grid[option["cell"]], leylo) - held)
     if action == "discard":
         return 5  # better than a replacement that saves nothing, worse than one that does
     if action == "clear":
         return 1  # a cleared line counts 0 points: always clear
     if action == "claim":
         # Swap one of our action cards (12 points) for the top discard when it is lower.
-        return 1 if top_discard_points(observation) < observation["action_card_value"] else -1
+        return 1 if top_discard_points(leylo) < leylo["action_card_value"] else -1
     return 0  # "flip" (any cell will do), "swap" (never), "keep", "pass"
 
 
@@ -108,7 +115,7 @@ def twirkle_points(x, y, board):
 def score_twirkle(option, observation):
     action = option["action"]
     if action == "place":
-        board = {(cell["x"], cell["y"]) for cell in observation["board"]}
+        board = {(cell["x"], cell["y"]) for cell in observation["game"]["board"]}
         return 10 + twirkle_points(option["x"], option["y"], board)
     if action == "pick":
         return 3  # any card that fits: placing scores points
@@ -133,18 +140,19 @@ def krumme10_flip_wanted(top):
 
 
 def score_krumme10(option, observation):
+    krumme10 = observation["game"]  # the game's own fields
     action = option["action"]
     if action == "play":
         if option["flip"]:
             return 100  # a gamble on the unknown back side
-        new_sum = observation["sum"] + option["top"]
-        if new_sum == observation["target"]:
+        new_sum = krumme10["sum"] + option["top"]
+        if new_sum == krumme10["target"]:
             return 300  # a hit: we take the card to our points
-        if new_sum < observation["target"]:
+        if new_sum < krumme10["target"]:
             return 200 - option["top"]  # safe; keep the high cards for a hit later
         return 0  # an overrun: every other player scores
     if action == "take":
-        return 1 if option["flip"] == krumme10_flip_wanted(observation["to_take"][0]["top"]) else 0
+        return 1 if option["flip"] == krumme10_flip_wanted(krumme10["to_take"][0]["top"]) else 0
     if action == "score":
         return 2 if option["flip"] == krumme10_flip_wanted(option["top"]) else 1
     if action == "steal":
@@ -198,11 +206,19 @@ def main():
         kind = message.get("type")
         if kind == "start":
             game = message["game"]  # a process may play several matches: reset here
-            log(f"start: {game} with {message['players']} players, seat {message['seat']}")
+            clock = message["time_control"]  # {"kind": "bank", "bank_ms": ...} or per-decision
+            log(f"start: {game} with {message['players']} players, seat {message['seat']}, {clock}")
             send({"type": "ready"})
         elif kind == "decide":
-            decision = choose(game, message["observation"], message["legal"])
-            send({"type": "decision", "id": message["id"], "decision": decision})
+            observation, legal = message["observation"], message["legal"]
+            decision = choose(game, observation, legal)
+            # The debug text (optional, at most 1 KiB kept) is shown beside the decision
+            # in `arena replay show` and the viewer: say there why the bot chose it.
+            score = SCORERS.get(game)
+            value = score(decision, observation) if score else None
+            limit_ms = message["time"]["limit_ms"]  # the most this answer may be charged
+            debug = f"score {value}, best of {len(legal)} legal; {limit_ms} ms allowed"
+            send({"type": "decision", "id": message["id"], "decision": decision, "debug": debug})
         elif kind == "end":
             log(f"end: scores {message['result']['scores']}")
         elif kind == "quit":

@@ -1,6 +1,6 @@
 //! A starter bot for arena, in Rust: it plays all four games with one simple idea each.
 //!
-//! How a bot works (see protocol/PROTOCOL.md):
+//! How a bot works (protocol version 2, see protocol/PROTOCOL.md):
 //!
 //!     read one JSON line from stdin -> look at its "type" -> answer with one JSON line
 //!
@@ -9,11 +9,17 @@
 //! bot gives each legal decision a score and answers the best one, copied unchanged.
 //! So it can never make an illegal move: improve the score_* functions to play better.
 //!
+//! A `decide`'s observation has the same keys in every game: "seat", "players", "phase",
+//! "to_move" (a list of seats), "scores", and the game's own fields under "game"
+//! (protocol/games/GAME.md). Its "time" is the clock: "limit_ms", the most this answer
+//! may be charged (CPU time), and "bank_ms", what is left of a bank (null without one).
+//!
 //! The build runs without network, so the bot uses no crates: the first part of this
 //! file is a small JSON reader. It keeps, for every value, where its text lies in the
 //! input line: the chosen decision is sent back as exactly the text that came in.
 //!
-//! Only protocol messages go to stdout. Debug output goes to stderr.
+//! Only protocol messages go to stdout. Debug output goes to stderr, or, one short text
+//! per decision, into the replay beside the decision ("debug").
 //!
 //! Build: cargo build --release --offline   (arena runs the `build` line of bot.toml)
 
@@ -253,39 +259,40 @@ fn score_take_that(option: &Json, _observation: &Json) -> i64 {
 const HIDDEN_GUESS: i64 = 6; // a face-down card is worth about 6 points on average
 
 /// What one grid cell counts at the end of the round (lower is better).
-fn leylo_points(card: &str, observation: &Json) -> i64 {
+fn leylo_points(card: &str, leylo: &Json) -> i64 {
     match card {
         "hidden" => HIDDEN_GUESS,
         "empty" => 0, // a cleared cell counts nothing
-        "action" => observation.get("action_card_value").int(),
+        "action" => leylo.get("action_card_value").int(),
         _ if card.starts_with("joker") => 12,
         _ => card.parse().unwrap_or(0), // a number card: "0" .. "11"
     }
 }
 
 /// The points of the open card on the discard pile (which may be empty: then 99).
-fn top_discard_points(observation: &Json) -> i64 {
-    match observation.get("discard").items().last() {
-        Some(card) => leylo_points(card.str(), observation),
+fn top_discard_points(leylo: &Json) -> i64 {
+    match leylo.get("discard").items().last() {
+        Some(card) => leylo_points(card.str(), leylo),
         None => 99,
     }
 }
 
 fn score_leylo(option: &Json, observation: &Json) -> i64 {
+    let leylo = observation.get("game"); // the game's own fields
     if is_action(option, "draw") {
         // Take the open discard when it is a low card; otherwise try our luck on the pile.
         if option.get("source").str() == "discard" {
-            return if top_discard_points(observation) <= 4 { 2 } else { 0 };
+            return if top_discard_points(leylo) <= 4 { 2 } else { 0 };
         }
         return 1;
     }
     if is_action(option, "replace") {
         // The points we save by putting the held card in this cell (may be negative).
         let seat = observation.get("seat").int() as usize;
-        let grid = observation.get("grids").at(seat);
+        let grid = leylo.get("grids").at(seat);
         let cell = grid.at(option.get("cell").int() as usize).str();
-        let held = observation.get("holding").get("card").str();
-        return 10 * (leylo_points(cell, observation) - leylo_points(held, observation));
+        let held = leylo.get("holding").get("card").str();
+        return 10 * (leylo_points(cell, leylo) - leylo_points(held, leylo));
     }
     if is_action(option, "discard") {
         return 5; // beats a replacement that saves nothing
@@ -295,8 +302,8 @@ fn score_leylo(option: &Json, observation: &Json) -> i64 {
     }
     if is_action(option, "claim") {
         // Swap one of our action cards (12 points) for the top discard when it is lower.
-        let action_value = observation.get("action_card_value").int();
-        return if top_discard_points(observation) < action_value { 1 } else { -1 };
+        let action_value = leylo.get("action_card_value").int();
+        return if top_discard_points(leylo) < action_value { 1 } else { -1 };
     }
     0 // "flip" (any cell will do), "swap" (never), "keep", "pass"
 }
@@ -335,7 +342,7 @@ fn twirkle_points(x: i64, y: i64, board: &Json) -> i64 {
 fn score_twirkle(option: &Json, observation: &Json) -> i64 {
     if is_action(option, "place") {
         let (x, y) = (option.get("x").int(), option.get("y").int());
-        return 10 + twirkle_points(x, y, observation.get("board"));
+        return 10 + twirkle_points(x, y, observation.get("game").get("board"));
     }
     if is_action(option, "pick") {
         return 3; // any card that fits: placing scores points
@@ -362,21 +369,22 @@ fn krumme10_flip_wanted(top: i64) -> bool {
 }
 
 fn score_krumme10(option: &Json, observation: &Json) -> i64 {
+    let krumme10 = observation.get("game"); // the game's own fields
     let flip = option.get("flip").bool();
     let top = option.get("top").int();
     if is_action(option, "play") {
         if flip {
             return 100; // a gamble on the unknown back side
         }
-        let new_sum = observation.get("sum").int() + top;
-        let target = observation.get("target").int();
+        let new_sum = krumme10.get("sum").int() + top;
+        let target = krumme10.get("target").int();
         if new_sum == target {
             return 300; // a hit: we take the card to our points
         }
         return if new_sum < target { 200 - top } else { 0 }; // below: keep high cards for a hit
     }
     if is_action(option, "take") {
-        let shown = observation.get("to_take").at(0).get("top").int();
+        let shown = krumme10.get("to_take").at(0).get("top").int();
         return (flip == krumme10_flip_wanted(shown)) as i64;
     }
     if is_action(option, "score") {
@@ -404,11 +412,12 @@ fn scorer_for(game: &str) -> Option<Scorer> {
     }
 }
 
-/// The legal decision with the highest score; on a tie, the first one in `legal`.
-fn choose<'a>(score: Option<Scorer>, observation: &Json, legal: &'a [Json]) -> &'a Json {
+/// The legal decision with the highest score (and that score); on a tie, the first one
+/// in `legal`.
+fn choose<'a>(score: Option<Scorer>, observation: &Json, legal: &'a [Json]) -> (&'a Json, i64) {
     let score = match score {
         Some(score) => score,
-        None => return &legal[0], // a game this bot does not know: the first legal one
+        None => return (&legal[0], 0), // a game this bot does not know: the first legal one
     };
     let mut best = &legal[0];
     let mut best_score = score(best, observation);
@@ -419,7 +428,7 @@ fn choose<'a>(score: Option<Scorer>, observation: &Json, legal: &'a [Json]) -> &
             best_score = option_score;
         }
     }
-    best
+    (best, best_score)
 }
 
 fn main() {
@@ -441,15 +450,22 @@ fn main() {
                 let game = message.get("game").str();
                 score = scorer_for(game);
                 let (players, seat) = (message.get("players").int(), message.get("seat").int());
-                eprintln!("start: {game} with {players} players, seat {seat}");
+                let clock = message.get("time_control").get("kind").str(); // bank or per-decision
+                eprintln!("start: {game} with {players} players, seat {seat}, {clock} time control");
                 writeln!(out, "{{\"type\":\"ready\"}}").unwrap();
                 out.flush().unwrap(); // an answer left in the buffer is no answer
             }
             "decide" => {
-                let best = choose(score, message.get("observation"), message.get("legal").items());
+                let legal = message.get("legal").items();
+                let (best, value) = choose(score, message.get("observation"), legal);
+                // The debug text (optional, at most 1 KiB kept) is shown beside the decision
+                // in `arena replay show` and the viewer: say there why the bot chose it.
+                let limit_ms = message.get("time").get("limit_ms").int(); // the most it may be charged
+                let debug = format!("score {value}, best of {} legal; {limit_ms} ms allowed", legal.len());
                 // id and decision are copied as the exact text that came in
                 let (id, decision) = (message.get("id").raw(&line), best.raw(&line));
-                writeln!(out, "{{\"type\":\"decision\",\"id\":{id},\"decision\":{decision}}}").unwrap();
+                writeln!(out, "{{\"type\":\"decision\",\"id\":{id},\"decision\":{decision},\"debug\":\"{debug}\"}}")
+                    .unwrap();
                 out.flush().unwrap();
             }
             "end" => {
