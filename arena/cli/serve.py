@@ -36,11 +36,17 @@ def serve(
     """
     from arena.service import server
     from arena.service.app import create_app
+    from arena.service.ladder import OpenLadders, load_specs
 
+    specs = load_specs(ladder) if ladder is not None else []
     store = open_store()
     sock = server.listen(host, port)
     where = sock.getsockname()
-    app = create_app(store, home())
+    ladders = OpenLadders(store, home(), specs, workers, executor)
+    app = create_app(
+        store, home(), on_stop=lambda: ladders.stop(server.GRACE), on_change=ladders.poke
+    )
+    ladders.start()
     err.print(
         text(f"serving {store.shown_url} on http://{where[0]}:{where[1]} (API pages: /docs)"),
         soft_wrap=True,

@@ -46,11 +46,13 @@ def create_app(
     home: Path,
     config: ServiceConfig = ServiceConfig(),
     on_stop: Callable[[], None] | None = None,
+    on_change: Callable[[], None] | None = None,
 ) -> FastAPI:
     """The application over `store` (and the arena home `home`, where versions are kept).
 
     `on_stop` runs when the server shuts down (the open ladder's stop), before the
-    submission workers are let go.
+    submission workers are let go; `on_change` when a version is added, retired or
+    reinstated (the open ladder looks at its pool again).
     """
 
     @asynccontextmanager
@@ -70,7 +72,8 @@ def create_app(
     app.state.store = store
     app.state.home = home
     app.state.rate = RateLimit(config.submissions, config.submission_seconds)
-    app.state.jobs = Jobs(store, home, config.check_workers)
+    app.state.changed = on_change or (lambda: None)
+    app.state.jobs = Jobs(store, home, config.check_workers, app.state.changed)
     app.include_router(router)
 
     @app.exception_handler(ArenaError)

@@ -21,6 +21,7 @@ import queue
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,8 +71,14 @@ class Jobs:
     """The service's submissions: a queue and `workers` threads (daemons: a stopping
     service does not wait for a check; what it had not stored is not stored)."""
 
-    def __init__(self, store: Store, home: Path, workers: int = 1):
-        self.store, self.home = store, home
+    def __init__(
+        self,
+        store: Store,
+        home: Path,
+        workers: int = 1,
+        on_version: Callable[[], None] = lambda: None,
+    ):
+        self.store, self.home, self.on_version = store, home, on_version
         self._jobs: dict[int, Job] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -150,6 +157,8 @@ class Jobs:
             "created": created,
         }
         job.state = REGISTERED if created else UNCHANGED
+        if created:
+            self.on_version()
 
 
 def _without(message: str, folder: str) -> str:

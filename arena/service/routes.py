@@ -160,6 +160,8 @@ def _retire(
         raise Forbidden(f"bot {name!r} is not account {account.name!r}'s")
     # an organiser acts as the owner (the store checks the owner in its transaction)
     changed = store.retire(name, owner, version, retired)
+    if changed:
+        request.app.state.changed()
     return {"bot": name, "version": version, "retired": retired, "changed": changed}
 
 

@@ -49,6 +49,7 @@ def server(app: FastAPI) -> uvicorn.Server:
     """A uvicorn server for `app` (quiet: arena's own log says what matters)."""
     config = uvicorn.Config(
         app,
+        log_config=None,  # arena's own log handlers stay (a dictConfig would close them)
         log_level=logging.WARNING,
         access_log=False,
         lifespan="on",
