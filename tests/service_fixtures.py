@@ -25,6 +25,7 @@ from arena.store.models import Match, Tournament
 GOLDEN = Path(__file__).resolve().parent / "golden"
 #: What only the owners (and organisers) may read.
 ALICE_STDERR, BOB_DETAIL = "alice-private-stderr", "bob-private-detail"
+BOB_DEBUG = "bob-private-debug"
 
 
 @dataclass
@@ -43,7 +44,8 @@ class Served:
 
 
 def replay_of(match_id: int, bots: list[str]) -> dict[str, Any]:
-    """A real two-seat Take That replay (its golden transcript), seat 1 forfeiting."""
+    """A real two-seat Take That replay (its golden transcript), seat 1 forfeiting, with a
+    debug text of seat 1's."""
     golden = json.loads((GOLDEN / "take-that-2p-pro-rounds1.json").read_text())
     game = load_game(golden["game"]).from_chance(
         golden["players"], golden["chance"], golden["variant"]
@@ -56,12 +58,15 @@ def replay_of(match_id: int, bots: list[str]) -> dict[str, Any]:
         events.extend({"seat": s, "decision": d, "ms": 1.5} for s, _, d in decisions)
         game.apply_joint({s: d for s, _, d in decisions})
     events.extend(game.chance.log[seen:])
+    first = next(e for e in events if e.get("seat") == 1 and "decision" in e)
+    first["debug"] = BOB_DEBUG  # protocol 2's debug text, kept with the decision
     events.append({"forfeit": 1, "reason": "crash", "detail": BOB_DETAIL})
     outcome = game.outcome()
     return {
         "format": "arena-replay",
-        "version": 2,
+        "version": 3,
         "match": f"t1-m{match_id}",
+        "time_control": "1s/decision",
         "game": golden["game"],
         "game_version": golden["game_version"],
         "variant": game.variant,

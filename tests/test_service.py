@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from arena.store import Store
-from tests.service_fixtures import ALICE_STDERR, BOB_DETAIL, Served, populate, serve
+from tests.service_fixtures import ALICE_STDERR, BOB_DEBUG, BOB_DETAIL, Served, populate, serve
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +61,7 @@ def test_private_output_is_its_owners_and_the_organisers_alone(
         assert (rows[0].get("detail") == BOB_DETAIL) is sees_bob
         replay = client.get(f"/api/matches/{served.match_id}/replay").text
         assert (BOB_DETAIL in replay) is sees_bob
+        assert (BOB_DEBUG in replay) is sees_bob
         assert ALICE_STDERR not in replay
 
 

@@ -125,7 +125,7 @@ def replay(store: Store, viewer: Viewer, match_id: int) -> dict[str, Any]:
     for event in data.get("events", []):
         seat = event.get("forfeit", event.get("seat"))
         if seat in hidden:
-            for key in PRIVATE_KEYS:
-                if key in event:
-                    event[key] = ""
+            event.pop("debug", None)  # optional: a seat that wrote none has none
+            if "detail" in event:
+                event["detail"] = ""
     return data
