@@ -3,7 +3,9 @@ submissions, and answers JSON. No rule, SQL or sandbox logic lives here."""
 
 from __future__ import annotations
 
+import asyncio
 import shutil
+import time
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
@@ -21,6 +23,8 @@ from arena.submissions.removal import remove_bot
 
 router = APIRouter(prefix="/api")
 Seen = Annotated[Viewer, Depends(viewer)]
+#: How often a waiting request looks at its job (seconds).
+WAIT_STEP = 0.1
 
 
 def _store(request: Request) -> Store:
@@ -124,11 +128,16 @@ def submit(
 
 
 @router.get("/submissions/{job_id}", summary="How far a submission has got")
-def submission(request: Request, job_id: int, seen: Seen, wait: float = 0.0) -> dict[str, Any]:
+async def submission(
+    request: Request, job_id: int, seen: Seen, wait: Annotated[float, Query(ge=0, le=30)] = 0.0
+) -> dict[str, Any]:
+    """A job's state; with `wait`, once it is done or `wait` seconds have passed (the wait
+    holds no thread: a client waiting on many cannot starve the others' reads)."""
     jobs: Jobs = request.app.state.jobs
     job = jobs.get(job_id, seen.author())
-    if wait > 0:
-        job.done.wait(min(wait, 30.0))
+    deadline = time.monotonic() + wait
+    while not job.done.is_set() and time.monotonic() < deadline:
+        await asyncio.sleep(WAIT_STEP)
     return job.shown()
 
 

@@ -22,6 +22,8 @@ from arena import ArenaError
 GRACE = 3.0
 #: Seconds an idle keep-alive connection is kept open.
 KEEP_ALIVE = 5
+#: Connections and requests served at once.
+LIMIT_CONCURRENCY = 500
 
 
 class ServeError(ArenaError, OSError):
@@ -56,6 +58,9 @@ def server(app: FastAPI) -> uvicorn.Server:
         timeout_keep_alive=KEEP_ALIVE,
         timeout_graceful_shutdown=int(GRACE),
         server_header=False,
+        # past this many connections and requests at once, new ones get 503 at once:
+        # slow clients that hold connections cannot use up the process's descriptors
+        limit_concurrency=LIMIT_CONCURRENCY,
     )
     return uvicorn.Server(config)
 
