@@ -20,6 +20,7 @@ from distributed import Client, LocalCluster
 from arena.match.run import MatchResult, MatchSpec
 from arena.players.pool import BotPool
 from arena.players.process import BotProcess
+from arena.protocol.messages import PROTOCOL_VERSION
 from arena.results import reports
 from arena.sandbox.limits import Limits
 from arena.store import Store
@@ -115,11 +116,6 @@ def seat_rows(store: Store, tid: int) -> list[tuple[object, ...]]:
     ]
 
 
-def idle_bots() -> int:
-    """Idle bot processes in this worker's pool (run on the workers)."""
-    return sum(len(bots) for bots in dask_executor._POOL._idle.values())
-
-
 Expected = tuple[list[dict[str, object]], list[tuple[object, ...]]]
 
 
@@ -133,11 +129,11 @@ def test_dask_results_and_leaderboard_equal_a_local_run(
     runner.run(store, tid, executor=executor)
     # Each worker process keeps its bots alive between matches (at most two per bot here:
     # a deal's second seat order needs processes that have not played it)...
-    idle = client.run(idle_bots)
+    idle = client.run(dask_executor.idle_bots)
     assert set(idle) == set(client.nthreads()) and max(idle.values()) <= 4, idle
     assert sum(idle.values()) >= 2, idle
     executor.shutdown()
-    assert client.run(idle_bots) == dict.fromkeys(idle, 0)  # ...until the run ends
+    assert client.run(dask_executor.idle_bots) == dict.fromkeys(idle, 0)  # ...until the run ends
     assert store.match_counts(tid) == (6, 6)
     assert reports.leaderboard(store, "take-that", tid) == expected_board
     assert seat_rows(store, tid) == expected_rows
@@ -181,11 +177,12 @@ class _DyingPool(BotPool):
         folder: Path,
         limits: Limits,
         deal: int | None = None,
+        protocol: int = PROTOCOL_VERSION,
     ) -> BotProcess:
         self.calls += 1
         if self.calls == 2:
             os.kill(os.getpid(), signal.SIGKILL)
-        return super().acquire(name, argv, folder, limits, deal)
+        return super().acquire(name, argv, folder, limits, deal, protocol)
 
 
 def kill_worker_in(
@@ -193,15 +190,16 @@ def kill_worker_in(
 ) -> MatchResult:
     """The worker task, except that the first `kills` attempts at match `victim` kill their
     worker (`marker`.N files, created atomically, count the attempts across workers)."""
+    pool = None
     if spec.match_id.endswith(victim):
         for attempt in range(kills):
             try:
                 os.close(os.open(f"{marker}.{attempt}", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
             except FileExistsError:
                 continue
-            dask_executor._POOL = _DyingPool()  # type: ignore[assignment]
+            pool = _DyingPool()
             break
-    return run_on_worker(spec, reuse)
+    return run_on_worker(spec, reuse, pool)
 
 
 def test_a_worker_killed_mid_match_costs_one_rerun_and_changes_nothing(

@@ -207,6 +207,11 @@ class BotPool:
         else:
             bot.close(grace=0.2 if healthy else 0)
 
+    def idle_count(self) -> int:
+        """How many started processes wait here to play again (spares not counted)."""
+        with self._idle_lock:
+            return sum(len(idle) for idle in self._idle.values())
+
     def close(self) -> None:
         """Close every idle process and spare; wait for the closes under way."""
         with self._idle_lock:

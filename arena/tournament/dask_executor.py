@@ -154,15 +154,26 @@ def close_pool() -> None:
     _POOL.close()
 
 
-def run_on_worker(spec: MatchSpec, reuse: bool) -> MatchResult:
-    """Play one match on this worker from its own verified copies of the bots."""
+def idle_bots() -> int:
+    """How many bot processes this worker keeps idle for its next matches (what
+    `close_pool` closes)."""
+    return _POOL.idle_count()
+
+
+def run_on_worker(spec: MatchSpec, reuse: bool, pool: BotPool | None = None) -> MatchResult:
+    """Play one match on this worker from its own verified copies of the bots.
+
+    With `reuse` its bots come from `pool`, by default this worker's shared one (a test
+    hands in one of its own); without, the match starts its own processes."""
     try:
         seats = tuple(bundles.localize(ref) for ref in spec.seats)
     except bundles.BundleError as error:
         worker = distributed.get_worker()
         return platform_error(spec, f"on worker {worker.address}: {error}")
     local = replace(spec, seats=seats)
-    return run_match(local, _POOL) if reuse else run_match(local)
+    if not reuse:
+        return run_match(local)
+    return run_match(local, _POOL if pool is None else pool)
 
 
 #: What a task returns instead of results when it is a rerun (its worker died).
