@@ -1,6 +1,7 @@
 """Benchmark: can a CPU-starving bot make polite bots time out, in its match or beside it?
 
 Run: .venv/bin/python scripts/bench_fairness.py [--decisions 10000] [--rounds 3] [--deadline 0.05]
+     .venv/bin/python scripts/bench_fairness.py --hog [--decisions 10000] [--deadline 0.02]
 
 Two worker processes play Take That matches back to back, as a tournament with
 `--workers 2` does. Worker A plays tests/bots/starver (up to 300 busy children at
@@ -28,19 +29,46 @@ never reaped by arena, so rusage cannot count the starver's children; other work
 on the machine counts too), as the median and min..max over the rounds. The load
 average is printed with each round, since other work on the machine changes the
 figures.
+
+`--hog`: is a bot charged for its own work only (arena.protocol.clock)? A CPU hog
+runs OUTSIDE arena's cgroups for the whole run: `--hog-threads` (2) processes per
+core, each a `while True: pass`, started by this script (killed at the end, and by
+the kernel if this script dies). Two workers play Take That matches of
+tests/bots/think_share against itself (both protocol 2 bots computing `--share`,
+40 %, of each decision's limit on their own CPU clock, then answering) under
+`--deadline` per decision (20 ms by default in this mode: 8 ms of computing), until
+`--decisions` decisions (10,000 by default) per configuration have been made, spread
+over the rounds; worker A first plays `--slow` (10) matches of tests/bots/answer_late
+(computing 150 % of its limit) against think_share. Two configurations, interleaved
+round by round: "cpu charging" (arena's default: an answer is charged the CPU time of
+the bot's process tree, or a third of its wall time if more) and "wall charging"
+(ARENA_SANDBOX_CGROUP=memory,cpu,pids: no cpuacct, so the wall time is charged, as
+before protocol 2's clocks). Printed per configuration, as median (min..max) over the
+rounds: the polite bots' timeouts (seats forfeited for `timeout`; the goal is 0 with
+CPU charging) and what the arena said when it forfeited them, the slow bot's
+forfeits for timeout of its matches (the goal is all, in both), and per decision of
+the polite bots the wall time (`ms` in the replay: request written to answer read)
+beside what it was charged (`charged_ms`), p50 / p99 / max, then each run's wall
+time, the CPU time the whole machine and the hog spent meanwhile, and the load
+average when the run began.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import math
 import multiprocessing
 import multiprocessing.synchronize
 import os
+import queue
+import signal
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +77,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.match.run import BotRef, MatchSpec, run_match  # noqa: E402
 from arena.players.pool import BotPool  # noqa: E402
+from arena.protocol.clock import TimeControl  # noqa: E402
 from arena.sandbox import cgroup  # noqa: E402
 from arena.sandbox.detection import protections  # noqa: E402
 from arena.status import SeatStatus  # noqa: E402
@@ -203,32 +232,369 @@ def spread(values: list[float], unit: str = "", digits: int = 1) -> str:
     return f"{fmt.format(middle)} ({fmt.format(low)}..{fmt.format(high)}){unit}"
 
 
+# ----- --hog: charged for its own work only -------------------------------------------
+
+#: configuration name -> ARENA_SANDBOX_CGROUP (wall charging: every controller but cpuacct)
+CHARGING = {"cpu charging": "auto", "wall charging": "memory,cpu,pids"}
+#: The bot that computes a share of each limit (its argument) and the one over its limit.
+THINKER, SLOW = "think_share", "answer_late"
+#: The longest a run may take before the script gives up (an error, not a figure).
+RUN_TIMEOUT_S = 1800.0
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the hog's child, before exec
+    """In a hog process: the kernel kills it when the script's thread that started it ends."""
+    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+class Hog:
+    """`count` processes each running `while True: pass`, in this script's cgroup (outside
+    every bot's), until `stop`; they also die with the script (PR_SET_PDEATHSIG)."""
+
+    def __init__(self, count: int):
+        self.processes: list[subprocess.Popen[bytes]] = []
+        try:
+            for _ in range(count):
+                self.processes.append(
+                    subprocess.Popen(
+                        [sys.executable, "-c", "while True: pass"],
+                        stdin=subprocess.DEVNULL,
+                        preexec_fn=_die_with_parent,  # one prctl, before exec
+                    )
+                )
+        except BaseException:
+            self.stop()
+            raise
+
+    def cpu_seconds(self) -> float:
+        """The CPU time the hog's processes have used so far (utime + stime)."""
+        total = 0
+        for process in self.processes:
+            try:
+                stat = Path(f"/proc/{process.pid}/stat").read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+        return total / os.sysconf("SC_CLK_TCK")
+
+    def running(self) -> int:
+        """How many of its processes are still running."""
+        return sum(process.poll() is None for process in self.processes)
+
+    def stop(self) -> None:
+        """Kill every hog process (by its pid) and reap it."""
+        for process in self.processes:
+            if process.poll() is None:
+                process.kill()
+        for process in self.processes:
+            process.wait()
+
+
+@dataclass
+class HogTally:
+    """What one worker (or one run, summed) saw of the polite and the slow seats."""
+
+    walls: list[float] = field(default_factory=list)
+    charged: list[float] = field(default_factory=list)
+    polite_timeouts: int = 0
+    #: The arena's detail of each polite timeout (what it charged, of what limit).
+    details: list[str] = field(default_factory=list)
+    slow_matches: int = 0
+    slow_timeouts: int = 0
+    #: The slow bot's seats that ended otherwise (status words).
+    slow_other: list[str] = field(default_factory=list)
+    matches: int = 0
+
+    def add(self, other: HogTally) -> None:
+        for name in ("walls", "charged", "details", "slow_other"):
+            getattr(self, name).extend(getattr(other, name))
+        for name in ("polite_timeouts", "slow_matches", "slow_timeouts", "matches"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+def _count_hog(result: Any, names: tuple[str, ...], tally: HogTally) -> None:
+    """Add one match's polite decisions, polite timeouts and slow forfeits to `tally`."""
+    assert result.replay is not None
+    for seat, name in enumerate(names):
+        status, detail = result.seats[seat].status, result.seats[seat].detail
+        if name == SLOW:
+            tally.slow_matches += 1
+            if status is SeatStatus.TIMEOUT:
+                tally.slow_timeouts += 1
+            else:
+                tally.slow_other.append(str(status.value))
+            continue
+        for event in result.replay["events"]:
+            if event.get("seat") == seat and "by" not in event and "ms" in event:
+                tally.walls.append(event["ms"])
+                tally.charged.append(event.get("charged_ms", event["ms"]))
+        if status is SeatStatus.TIMEOUT:
+            tally.polite_timeouts += 1
+            tally.details.append(detail)
+
+
+def hog_worker(
+    label: str,
+    setting: str,
+    control: TimeControl,
+    share: float,
+    target: int,
+    slow: int,
+    seconds: float,
+    warm: Any,
+    results: Any,
+) -> None:
+    """Play `slow` matches of the slow bot against a thinker, then thinker against
+    thinker until the thinkers have made `target` decisions (the slow matches' count)
+    or `seconds` have passed since the start (a match begun is played out).
+
+    One warm-up match first, not counted (the bots' processes start), then a wait for
+    the other worker and the timer."""
+    os.environ["ARENA_SANDBOX_CGROUP"] = setting
+    cgroup.controllers.cache_clear()  # forked: look the controllers up again for `setting`
+    base = bot_ref_for(THINKER)
+    thinker = BotRef(base.name, base.folder, (*base.argv, str(share)), protocol=base.protocol)
+    late = bot_ref_for(SLOW)
+    pool = BotPool(reuse=True)
+    tally = HogTally()
+    seed = 1_000_000 * (1 + int(label[1:]))  # the workers play different deals
+    try:
+        warm_spec = MatchSpec(f"{label}-warm", "take-that", 0, (thinker, thinker))
+        run_match(replace(warm_spec, time_control=TimeControl.per(1.0)), pool)
+        warm.wait()
+        until = time.monotonic() + seconds
+        number = 0
+        while number < slow or (len(tally.walls) < target and time.monotonic() < until):
+            seats = (thinker, thinker)
+            if number < slow:  # the slow bot in both seat orders
+                seats = (late, thinker) if number % 2 == 0 else (thinker, late)
+            spec = MatchSpec(f"{label}-{number}", "take-that", seed + number, seats)
+            result = run_match(replace(spec, time_control=control), pool)
+            _count_hog(result, tuple(ref.name for ref in seats), tally)
+            tally.matches += 1
+            number += 1
+    finally:
+        pool.close()
+    results.put((label, tally))
+
+
+@dataclass
+class HogFigures:
+    """One configuration in one round."""
+
+    tally: HogTally
+    wall: float
+    machine_cpu: float
+    hog_cpu: float
+    load: tuple[float, float, float]
+
+    @property
+    def decisions(self) -> int:
+        return len(self.tally.walls)
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else math.nan
+
+
+def run_hog(name: str, control: TimeControl, args: argparse.Namespace, hog: Hog) -> HogFigures:
+    """Both workers under one charging configuration, beside the running hog."""
+    context = multiprocessing.get_context("fork")
+    results, warm = context.Queue(), context.Barrier(3)
+    per_worker = math.ceil(math.ceil(args.decisions / args.rounds) / 2)
+    workers = [
+        context.Process(
+            target=hog_worker,
+            args=(
+                f"a{i}",
+                CHARGING[name],
+                control,
+                args.share,
+                per_worker,
+                args.slow if i == 0 else 0,
+                args.run_seconds,
+                warm,
+                results,
+            ),
+        )
+        for i in range(2)
+    ]
+    load = os.getloadavg()
+    for process in workers:
+        process.start()
+    try:
+        warm.wait(timeout=RUN_TIMEOUT_S)
+        cpu_before, hog_before, began = machine_cpu_seconds(), hog.cpu_seconds(), time.monotonic()
+        total = HogTally()
+        for _process in workers:
+            while True:
+                try:
+                    _label, tally = results.get(timeout=1.0)
+                    break
+                except queue.Empty:
+                    failed = [p.exitcode for p in workers if p.exitcode not in (None, 0)]
+                    if failed or time.monotonic() - began > RUN_TIMEOUT_S:
+                        raise SystemExit(
+                            f"{name}: a worker failed (exit {failed})" if failed else "too slow"
+                        ) from None
+            total.add(tally)
+        wall = time.monotonic() - began
+        machine_cpu, hog_cpu = machine_cpu_seconds() - cpu_before, hog.cpu_seconds() - hog_before
+    finally:
+        for process in workers:
+            if process.is_alive():
+                process.kill()
+            process.join()
+    if hog.running() != len(hog.processes):
+        raise SystemExit("a hog process ended during the run")
+    return HogFigures(total, wall, machine_cpu, hog_cpu, load)
+
+
+def _ms(values: list[float]) -> str:
+    return (
+        f"p50 {statistics.median(values):.1f}  p99 {_percentile(values, 0.99):.1f}  "
+        f"max {max(values):.1f} ms"
+        if values
+        else "none"
+    )
+
+
+def main_hog(args: argparse.Namespace) -> None:
+    """The --hog mode: both charging configurations, interleaved, beside one CPU hog."""
+    cores = len(os.sched_getaffinity(0))
+    control = TimeControl.per(args.deadline)
+    found = protections()
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(
+        f"{cores} cores; load average at start {load}; bots "
+        f"{'in bubblewrap' if found.bwrap else 'NOT sandboxed'}; cgroup: {found.cgroup_reason}; "
+        f"time control {control}; {THINKER} computes {args.share:.0%} of each limit "
+        f"({args.deadline * args.share * 1000:.1f} ms of CPU); {SLOW} 150 %; "
+        f">= {args.decisions} polite decisions per configuration over {args.rounds} rounds "
+        f"(>= {math.ceil(args.decisions / args.rounds)} a round, or {args.run_seconds:.0f} s), "
+        f"{args.slow} slow matches "
+        f"a round; 2 workers; hog: {args.hog_threads * cores} processes `while True: pass` "
+        f"({args.hog_threads} per core) outside arena's cgroups",
+        flush=True,
+    )
+    figures: dict[str, list[HogFigures]] = {name: [] for name in CHARGING}
+    previous = signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    hog = Hog(args.hog_threads * cores)
+    try:
+        for number in range(args.rounds):
+            for name in CHARGING:
+                run = run_hog(name, control, args, hog)
+                figures[name].append(run)
+                print(
+                    f"round {number + 1} {name}: {run.decisions} decisions, "
+                    f"{run.tally.polite_timeouts} polite timeouts, slow forfeited "
+                    f"{run.tally.slow_timeouts}/{run.tally.slow_matches}, {run.wall:.0f} s; "
+                    f"load average at its start {run.load[0]:.2f}",
+                    flush=True,
+                )
+    finally:
+        hog.stop()
+        signal.signal(signal.SIGTERM, previous)
+    print(
+        "median (min..max) over rounds; wall = `ms` (request written to answer read), "
+        "charged = `charged_ms` (cpu charging: max(CPU of the bot's cgroup, wall / 3); "
+        "wall charging: wall):"
+    )
+
+    def p99(values: list[float]) -> float:
+        return _percentile(values, 0.99)
+
+    for name, runs in figures.items():
+        every = HogTally()
+        for run in runs:
+            every.add(run.tally)
+        print(
+            f"{name:14} decisions {spread([r.decisions for r in runs], digits=0)} "
+            f"(all rounds {len(every.walls)}, "
+            f"{every.matches} matches)  "
+            f"polite timeouts {spread([r.tally.polite_timeouts for r in runs], digits=0)} "
+            f"(all rounds {every.polite_timeouts}, "
+            f"{1000 * every.polite_timeouts / max(1, len(every.walls)):.1f} per 1000 decisions)  "
+            f"slow forfeited for timeout {spread([r.tally.slow_timeouts for r in runs], digits=0)}"
+            f" of {spread([r.tally.slow_matches for r in runs], digits=0)} "
+            f"(otherwise: {', '.join(sorted(set(every.slow_other))) or 'never'})\n"
+            f"{'':14} per decision, all rounds: wall {_ms(every.walls)}; "
+            f"charged {_ms(every.charged)}\n"
+            f"{'':14} per-round p99: wall {spread([p99(r.tally.walls) for r in runs], ' ms')}"
+            f"  charged {spread([p99(r.tally.charged) for r in runs], ' ms')}\n"
+            f"{'':14} run wall {spread([r.wall for r in runs], ' s')}  "
+            f"machine CPU busy {spread([r.machine_cpu for r in runs], ' s')}  "
+            f"hog CPU {spread([r.hog_cpu for r in runs], ' s')}  "
+            f"load at start {spread([r.load[0] for r in runs], digits=2)}"
+        )
+        for detail in sorted(set(every.details))[:5]:
+            print(f"{'':14} timeout: {detail}")
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line, checked (a bad value exits 2 in one line); `conditions` are the
     --only ones, or all."""
     parser = argparse.ArgumentParser(
         prog=Path(__file__).name, description=(__doc__ or "").splitlines()[0]
     )
-    parser.add_argument("--decisions", type=int, default=10_000, help="polite decisions per run")
+    parser.add_argument(
+        "--decisions",
+        type=int,
+        default=10_000,
+        help="polite decisions per run (--hog: per configuration, over all rounds)",
+    )
     parser.add_argument(
         "--own", type=int, default=500, help="of which in worker A (the starver's match)"
     )
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--deadline", type=float, default=0.05, help="decision deadline (s)")
+    parser.add_argument(
+        "--deadline", type=float, help="decision deadline (s; 0.05, or 0.02 with --hog)"
+    )
     parser.add_argument(
         "--only", action="append", help="a condition to run (repeatable; default: all)"
     )
+    hog = parser.add_argument_group("--hog: charged for its own work only, beside a CPU hog")
+    hog.add_argument("--hog", action="store_true", help="run this mode instead of the conditions")
+    hog.add_argument(
+        "--hog-threads", type=int, default=2, help="busy processes of the hog per core"
+    )
+    hog.add_argument(
+        "--share", type=float, default=0.4, help="share of its limit the polite bots compute"
+    )
+    hog.add_argument(
+        "--slow", type=int, default=10, help="matches of the slow bot a round (both charges)"
+    )
+    hog.add_argument(
+        "--run-seconds",
+        type=float,
+        default=60.0,
+        help="a run stops after this long even short of its decisions (timeouts are slow)",
+    )
     args = parser.parse_args(argv)
+    if args.deadline is None:
+        args.deadline = 0.02 if args.hog else 0.05
     args.conditions = args.only or list(CONDITIONS)
+    if args.hog and args.only:
+        parser.error("--only picks conditions of the starver mode, not of --hog")
     if unknown := set(args.conditions) - set(CONDITIONS):
         parser.error(f"unknown condition(s): {', '.join(sorted(unknown))}")
-    if args.decisions < 1 or args.rounds < 1 or args.deadline <= 0:
-        parser.error("--decisions and --rounds must be at least 1, --deadline above 0")
+    if args.decisions < 1 or args.rounds < 1 or not 0 < args.deadline <= 60:
+        parser.error("--decisions and --rounds must be at least 1, --deadline above 0 (s)")
+    if not (1 <= args.hog_threads <= 16 and 0 <= args.share <= 1 and 0 <= args.slow <= 1000):
+        parser.error("--hog-threads must be 1 to 16, --share 0 to 1, --slow 0 to 1000")
+    if not 1 <= args.run_seconds <= RUN_TIMEOUT_S / 2:
+        parser.error(f"--run-seconds must be from 1 to {RUN_TIMEOUT_S / 2:.0f}")
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.hog:
+        main_hog(args)
+        return
     conditions = args.conditions
     found = protections()
     print(

@@ -63,6 +63,11 @@ def test_leylo_line_odds_reports_a_rate_and_a_share_per_race() -> None:
         (["bench_tournament.py", "--bots", "nope,random"], "no bundled bot 'nope'"),
         (["bench_dask.py", "--bots", "random,nope"], "no bundled bot 'nope'"),
         (["bench_fairness.py", "--decisions", "0"], "at least 1"),
+        (["bench_fairness.py", "--hog", "--only", "alone"], "not of --hog"),
+        (["bench_fairness.py", "--hog", "--share", "1.5"], "--share 0 to 1"),
+        (["bench_fairness.py", "--hog", "--hog-threads", "0"], "--hog-threads must be 1 to 16"),
+        (["bench_fairness.py", "--hog", "--run-seconds", "0"], "--run-seconds must be"),
+        (["bench_fairness.py", "--hog", "--deadline", "0"], "--deadline above 0"),
         (["bench_startup.py", "--n", "0"], "at least 1"),
         (["leylo_line_odds.py", "--games", "0"], "at least 1"),
     ],
@@ -98,6 +103,19 @@ def test_bad_input_is_one_line_and_exit_2_from_the_command_line(
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith(f"{args[0]}: error:") and message in last
     assert "Traceback" not in done.stderr
+
+
+def test_bench_fairness_hog_mode_defaults_to_20_ms_and_the_starver_mode_to_50(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    bench = imported("bench_fairness.py", monkeypatch)
+    hog = bench.parse_args(["--hog"])
+    assert (hog.hog, hog.deadline, hog.decisions, hog.rounds) == (True, 0.02, 10_000, 3)
+    assert (hog.hog_threads, hog.share, hog.slow, hog.run_seconds) == (2, 0.4, 10, 60.0)
+    assert bench.parse_args(["--hog", "--deadline", "0.05"]).deadline == 0.05
+    starver = bench.parse_args([])
+    assert (starver.hog, starver.deadline) == (False, 0.05)
+    assert starver.conditions == list(bench.CONDITIONS)
 
 
 def test_every_script_parses_its_command_line_without_running(
