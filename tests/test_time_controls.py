@@ -44,8 +44,10 @@ def test_settings_keep_the_time_control_and_older_ones_read_as_before() -> None:
     "args",
     [
         ["play", "take-that", "random", "first-legal", "--time-control", "5s"],
-        ["tournament", "run", "--game", "take-that", "--bots", "random,first-legal"]
-        + ["--time-control", "fast"],
+        [
+            *("tournament", "run", "--game", "take-that", "--bots", "random,first-legal"),
+            *("--time-control", "fast"),
+        ],
         ["match", "random", "first-legal", "--game", "take-that", "--time-control", "0s+1s"],
     ],
 )
@@ -57,6 +59,7 @@ def test_a_bad_time_control_is_one_line_and_exit_2(home: Path, args: list[str]) 
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow  # plays a tournament
 def test_a_tournament_file_sets_the_clock_of_every_match(home: Path) -> None:
     file = home / "t.toml"
     file.write_text(
@@ -73,6 +76,7 @@ def test_a_tournament_file_sets_the_clock_of_every_match(home: Path) -> None:
     assert all("bank_ms" in e for e in replay["events"] if "decision" in e and "by" not in e)
 
 
+@pytest.mark.slow  # plays tournaments
 def test_the_board_says_when_it_rates_time_controls_together(home: Path) -> None:
     bots = ["--game", "take-that", "--bots", "random,first-legal", "--deals", "1", "-q"]
     run("tournament", "run", *bots)
