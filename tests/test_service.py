@@ -117,3 +117,21 @@ def test_errors_are_one_line_in_one_shape(served: Served) -> None:
             assert answer.status_code == status, path
             body = answer.json()
             assert set(body) == {"error", "details"} and "\n" not in body["error"], path
+
+
+def test_only_organisers_start_tournaments_and_bad_settings_are_one_line(served: Served) -> None:
+    settings = {"game": "take-that", "bots": ["alices", "bobs"]}
+    with served.client("alice") as alice:
+        answer = alice.post("/api/tournaments", json=settings)
+        assert answer.status_code == 403 and "not an organiser's" in answer.json()["error"]
+    with served.client("olga") as olga:
+        for bad, error in (
+            ({**settings, "speed": 1}, "unknown tournament setting(s): speed"),
+            ({**settings, "bots": ["./x", "bobs"]}, "bots are named, not given as folders"),
+            ({**settings, "players": "two"}, "players must be a int"),
+        ):
+            answer = olga.post("/api/tournaments", json=bad)
+            assert answer.status_code == 400 and error in answer.json()["error"], answer.text
+    with served.client() as client:
+        assert client.get("/api/tournaments").status_code == 200
+        assert client.get("/api/tournaments/999").status_code == 404

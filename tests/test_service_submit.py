@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tarfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,3 +91,17 @@ def test_sigterm_stops_arena_serve_and_a_taken_port_is_one_line(tmp_path: Path) 
     finally:
         process.kill()
         process.wait()
+
+
+def test_an_organiser_runs_a_tournament_over_http(served: Served) -> None:
+    settings = {"game": "take-that", "bots": ["random", "first-legal"], "deals": 1, "seed": 3}
+    with served.client("olga") as olga:
+        answer = olga.post("/api/tournaments", json=settings)
+        assert answer.status_code == 202, answer.text
+        tid = answer.json()["tournament"]
+    deadline = time.monotonic() + 120
+    with served.client() as client:
+        while (found := client.get(f"/api/tournaments/{tid}").json())["status"] != "finished":
+            assert time.monotonic() < deadline, found
+            time.sleep(0.1)  # waits for the store's state, measures nothing
+    assert served.store.match_counts(tid) == (2, 2)

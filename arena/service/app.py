@@ -21,6 +21,7 @@ from arena.service.errors import TooMany, status_of
 from arena.service.guards import BodyLimit, RateLimit
 from arena.service.jobs import Jobs
 from arena.service.routes import error_response, router
+from arena.service.tournaments import Tournaments
 from arena.store import Store
 from arena.submissions.botfiles import LIMITS
 
@@ -74,6 +75,7 @@ def create_app(
     app.state.rate = RateLimit(config.submissions, config.submission_seconds)
     app.state.changed = on_change or (lambda: None)
     app.state.jobs = Jobs(store, home, config.check_workers, app.state.changed)
+    app.state.tournaments = Tournaments(store, home)
     app.include_router(router)
 
     @app.exception_handler(ArenaError)

@@ -8,7 +8,7 @@ import shutil
 import time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile
+from fastapi import APIRouter, Body, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import JSONResponse
 
 from arena.games import all_games
@@ -18,6 +18,7 @@ from arena.service.auth import Viewer, viewer
 from arena.service.errors import Forbidden, NotFound
 from arena.service.guards import RateLimit
 from arena.service.jobs import Jobs
+from arena.service.tournaments import Tournaments
 from arena.store import Store
 from arena.submissions.removal import remove_bot
 
@@ -185,6 +186,34 @@ def remove(request: Request, name: str, seen: Seen) -> dict[str, Any]:
         raise Forbidden(f"bot {name!r} is not account {account.name!r}'s")
     removed = remove_bot(store, request.app.state.home, name, account.owner)
     return {"bot": name, "folders": len(removed.folders)}
+
+
+@router.get("/tournaments", summary="Every tournament (arena tournament list)")
+def tournaments(request: Request, seen: Seen) -> list[dict[str, Any]]:
+    return reports.tournaments(_store(request))
+
+
+@router.get("/tournaments/{tournament_id}", summary="A tournament (arena tournament show)")
+def tournament(request: Request, tournament_id: int, seen: Seen) -> dict[str, Any]:
+    found = None
+    if 1 <= tournament_id < 2**63:
+        found = reports.tournament_details(_store(request), tournament_id)
+    if found is None:
+        raise NotFound(f"no tournament {tournament_id}")
+    return found
+
+
+@router.post(
+    "/tournaments",
+    status_code=202,
+    summary="Start a tournament (organisers): a tournament file's settings as JSON",
+)
+def start_tournament(
+    request: Request, seen: Seen, settings: Annotated[dict[str, Any], Body()]
+) -> dict[str, Any]:
+    seen.organiser()
+    played: Tournaments = request.app.state.tournaments
+    return {"tournament": played.start(settings)}
 
 
 def error_response(status: int, message: str, details: str = "", **headers: str) -> JSONResponse:
