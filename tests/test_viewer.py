@@ -795,3 +795,35 @@ def test_krumme10_explains_its_marks(page: Any, tmp_path: Path) -> None:
         "#legend .legend-item", "(items) => items.map((i) => i.dataset.mark)"
     )
     assert "secret" not in marks and page.locator("#table .secret").count() == 0
+
+
+def test_a_version_3_replay_shows_each_seats_clock_and_its_debug_text_as_text(
+    page: Any, tmp_path: Path
+) -> None:
+    """Protocol 2: a clock per seat (the bank left) and the debug text of a decision,
+    escaped, in the views that may see it (the deciding seat's and the all-seeing)."""
+    replay = golden_replay("take-that-2p-pro-rounds1")
+    replay["version"] = 3
+    replay["time_control"] = "10s+100ms"
+    bank = [10_000.0, 10_000.0]
+    for event in replay["events"]:
+        if "decision" in event:
+            seat = event["seat"]
+            bank[seat] = bank[seat] - 1.5 + 100
+            event.update(charged_ms=1.5, bank_ms=bank[seat], debug=f"{HOSTILE} \x1b[31m")
+    path = write_page(replay, tmp_path)
+    assert "<img" not in path.read_text() and "<script>window.pwned" not in path.read_text()
+    page.goto(path.as_uri())
+    at = next(i for i, e in enumerate(replay["events"]) if e.get("seat") == 1)
+    page.evaluate(f"window.arenaViewer.go({at})")
+    assert "clock · 10s+100ms" in (page.text_content("#scores") or "")
+    seat1 = page.text_content('#scores tr[data-seat="1"] .clock') or ""
+    assert seat1 == f"{(10_000 - 1.5 + 100) / 1000:.2f} s left"
+    said = page.text_content("#decision .debug") or ""
+    assert said == f"debug: {HOSTILE} \\x1b[31m"  # text, the escape spelled as the terminal does
+    assert "charged 1.50 ms" in (page.text_content("#decision .by") or "")
+    assert page.evaluate("window.pwned") is None and page.locator("img").count() == 0
+    page.select_option("#view", "0")  # seat 0 does not see seat 1's words
+    assert page.locator("#decision .debug").count() == 0
+    page.select_option("#view", "1")
+    assert page.locator("#decision .debug").count() == 1

@@ -164,14 +164,14 @@ def _walk(game: Game, events: list[dict[str, Any]]) -> Iterator[tuple[dict[str, 
                 raise ReplayError(f"seat {seat} plays {shown}, which is not legal there")
             pending[seat] = decision
             if set(pending) >= set(game.to_move()):
-                _referee(game.apply_joint, pending)
+                referee_step(game.apply_joint, pending)
                 pending = {}
         yield event, game
     if pending:
         raise ReplayError("the replay ends in the middle of a joint decision")
 
 
-def _referee(step: Callable[..., T], *args: Any) -> T:
+def referee_step(step: Callable[..., T], *args: Any) -> T:
     """One referee call on a replay's data: any failure is the file's, not arena's.
 
     A hand-edited deal (a card that does not exist, a pile of the wrong shape) can
@@ -233,9 +233,9 @@ def verify(replay: dict[str, Any]) -> Outcome:
         if "void" in replay["outcome"]:
             _check_deal(replay)
             raise ReplayError(_void_verdict(replay, game))
-        if not _referee(game.is_over):
+        if not referee_step(game.is_over):
             raise ReplayError("the replayed game is not over after the last decision")
-        outcome = _referee(game.outcome)
+        outcome = referee_step(game.outcome)
         _check_deal(replay)
     except GameError as error:
         raise ReplayError(f"the referee rejects the replay: {error}") from None
@@ -292,7 +292,7 @@ def lines(replay: dict[str, Any]) -> Iterator[str]:
             turn += 1
             seat = event["seat"]
             by = " [fallback]" if event.get("by") == "fallback" else ""
-            text = _referee(game.describe, seat, event["decision"])
+            text = referee_step(game.describe, seat, event["decision"])
             yield f"{turn:5d}.  {text}  <{names.get(seat)}, {_timing(event)}>{by}"
             if "debug" in event:  # the bot's own words: the caller shows them escaped
                 yield f"        debug: {event['debug']}"

@@ -108,6 +108,25 @@ def _view_delta(previous: dict[str, Any] | None, current: dict[str, Any]) -> dic
     return changed
 
 
+class _Clocks:
+    """Each seat's clock as the replay records it (version 3): the bank left after its
+    last answer (None under a per-decision limit, or before it answered), and what its
+    answers were charged so far."""
+
+    def __init__(self, players: int):
+        self.seats = [{"bank_ms": None, "used_ms": 0.0} for _ in range(players)]
+
+    def after(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        """The clocks once `event` happened (a copy, for one frame)."""
+        seat = event.get("seat")
+        if seat is not None and "charged_ms" in event:
+            clock = self.seats[seat]
+            clock["used_ms"] = round(float(clock["used_ms"] or 0) + event["charged_ms"], 3)
+            if "bank_ms" in event:
+                clock["bank_ms"] = event["bank_ms"]
+        return [dict(clock) for clock in self.seats]
+
+
 def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
     """One frame per replay event: the event and the table right after it.
 
@@ -127,6 +146,7 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
     result: list[dict[str, Any]] = []
     view0: dict[str, Any] | None = None
     secret: dict[str, Any] | None = None
+    clocks = _Clocks(replay["players"])
     applied = 0
     forfeited: list[int] = []
     # every view before the event, and the decisions waiting for a joint one to apply
@@ -152,27 +172,31 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
                     decision=event["decision"],
                     ms=event.get("ms", 0),
                     fallback=event.get("by") == "fallback",
+                    # what it was charged on its clock and the bot's own words
+                    # (protocol 2): shown only in the views its seat's owner may see
+                    charged_ms=event.get("charged_ms"),
+                    debug=event.get("debug"),
                     # a simultaneous decision waits for the other seats asked with it
                     pending=len(game.history) == applied,
                 )
                 applied = len(game.history)
-            now = [replays._referee(game.observation, seat) for seat in range(game.players)]
-            hidden = replays._referee(_secret, game)
+            now = [replays.referee_step(game.observation, seat) for seat in range(game.players)]
+            hidden = replays.referee_step(_secret, game)
             if frame["kind"] == "decision":
                 moment = events.Moment(
                     replay["game"], game.describe, before or now, now, secret_before, hidden
                 )
-                asked = replays._referee(events.tell_frame, frame, moment, waiting)
+                asked = replays.referee_step(events.tell_frame, frame, moment, waiting)
                 waiting = [*waiting, asked] if frame["pending"] else []
-            over = replays._referee(game.is_over)
-            frame["to_move"] = replays._referee(game.to_move)
+            over = replays.referee_step(game.is_over)
+            frame["to_move"] = replays.referee_step(game.to_move)
             frame["forfeited"] = forfeited
             frame["over"] = over
             if over:  # the closing announcement names teams (Krumme10's variant)
-                teams = replays._referee(game.outcome).teams
+                teams = replays.referee_step(game.outcome).teams
                 frame["teams"] = None if teams is None else list(teams)
             frame["scores"] = (
-                list(replays._referee(game.outcome).scores) if over else list(now[0]["scores"])
+                list(replays.referee_step(game.outcome).scores) if over else list(now[0]["scores"])
             )
             # seat 0's view against its view before, every other seat's against seat 0's
             frame["views"] = [_view_delta(view0, now[0])]
@@ -180,6 +204,7 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
             frame["secret"] = _delta(secret, hidden)
             view0, secret = now[0], hidden
             before, secret_before = now, hidden
+            frame["clocks"] = clocks.after(event)
             result.append(frame)
     except GameError as error:
         raise ReplayError(f"the referee rejects the replay: {error}") from None
@@ -218,6 +243,7 @@ def page_data(replay: dict[str, Any]) -> dict[str, Any]:
     meta["higher_score_wins"] = spec.higher_score_wins
     meta["score_label"] = GAMES[replay["game"]]
     meta["seats"] = [{"seat": s["seat"], "bot": s["bot"]} for s in replay["seats"]]
+    meta["time_control"] = replay.get("time_control")  # None: a replay of before (version 2)
     shown = frames(replay)
     meta["result"] = _result(replay, shown[-1] if shown else {}, spec.higher_score_wins)
     return dict(_shown({"meta": meta, "frames": shown}))

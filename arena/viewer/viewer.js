@@ -126,6 +126,7 @@
     scores.replaceChildren();
     const head = el("tr");
     add(head, el("th", null, "seat"), el("th", null, "bot"), el("th", null, frame.over ? "final" : META.score_label));
+    if (META.time_control) add(head, el("th", null, "clock · " + META.time_control));
     if (frame.over) add(head, el("th", null, "rank"), el("th", null, "status"));
     scores.append(head);
     for (const s of META.seats) {
@@ -139,11 +140,19 @@
         add(bot, " ", el("span", "forfeit-tag", "forfeited"));
       }
       add(row, el("td", null, s.seat), bot, cell);
+      if (META.time_control) add(row, el("td", "clock", clockText(frame.clocks[s.seat])));
       if (frame.over) {
         add(row, el("td", null, META.outcome.ranks[s.seat]), el("td", null, META.outcome.status[s.seat]));
       }
       scores.append(row);
     }
+  }
+
+  /* A seat's clock: the bank left under a bank time control, else what it was charged. */
+  function clockText(clock) {
+    if (!clock) return "";
+    if (clock.bank_ms !== null && clock.bank_ms !== undefined) return (clock.bank_ms / 1000).toFixed(2) + " s left";
+    return (clock.used_ms / 1000).toFixed(2) + " s used";
   }
 
   function render() {
@@ -158,7 +167,11 @@
     add(decision, el("span", "kind", frame.kind), " ", el("span", "text", said));
     decision.className = "decision ev-" + frame.kind;
     if (frame.kind === "decision" && !others) {
-      add(decision, " ", el("span", "by", "<" + who + ", " + fmt(frame.ms || 0) + " ms>"));
+      const charged = frame.charged_ms === null || frame.charged_ms === undefined
+        ? "" : ", charged " + fmt(frame.charged_ms) + " ms";
+      add(decision, " ", el("span", "by", "<" + who + ", " + fmt(frame.ms || 0) + " ms" + charged + ">"));
+      /* the bot's own words: text (el sets textContent, spelled by `visible`), never markup */
+      if (frame.debug !== null && frame.debug !== undefined) add(decision, el("div", "debug", "debug: " + frame.debug));
       if (frame.fallback) add(decision, " ", el("span", "fallback", "fallback"));
       if (frame.pending) add(decision, " ", el("span", "pending", "(applies once every seat asked with it has decided)"));
     }
