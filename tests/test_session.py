@@ -9,6 +9,7 @@ read) is tests/test_bot_noise.py's and tests/test_bot_input.py's, on real proces
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 
 import pytest
 
@@ -22,6 +23,24 @@ from tests.test_sandbox import start_message
 READY = '{"type": "ready"}'
 REQUEST = messages.decide_message(1, {"hand": [3]}, [3, 4], 1000)
 LATER = 10.0**9  # deadlines: the fake is never late
+
+
+@pytest.fixture(autouse=True)
+def bot_log(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """arena.bot's records go to caplog alone, the log off (INFO) unless a test turns it
+    on: not on to the root's handlers, which a command run earlier in this process leaves
+    writing to stderr from a thread (arena.cli's relay), nor at the level it left."""
+    logger = logging.getLogger("arena.bot")
+    level, propagate = logger.level, logger.propagate
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    logger.addHandler(caplog.handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(caplog.handler)
+        logger.propagate = propagate
+        logger.setLevel(level)
 
 
 def started(*lines: str, then_exit: bool = False) -> tuple[Session[FakeTransport], FakeTransport]:
