@@ -361,8 +361,9 @@ def hog_worker(
     tally = HogTally()
     seed = 1_000_000 * (1 + int(label[1:]))  # the workers play different deals
     try:
+        # under the run's own control: at 1 s a decision the thinkers would compute 0.4 s each
         warm_spec = MatchSpec(f"{label}-warm", "take-that", 0, (thinker, thinker))
-        run_match(replace(warm_spec, time_control=TimeControl.per(1.0)), pool)
+        run_match(replace(warm_spec, time_control=control), pool)
         warm.wait()
         until = time.monotonic() + seconds
         number = 0
