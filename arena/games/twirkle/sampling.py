@@ -5,13 +5,15 @@ in the air; every other card is *unseen* and lies in one of the hidden places:
 another seat's hand (``"hand:2"``), the cards the seat to move has set aside for
 an exchange (``"exchange"``), or the bag (``"bag"``).
 
-The rules make one public inference about hands (W2): the start player held a
-largest line set of exactly ``opening_size`` cards, and nobody held a larger
-one. So a hand that is still the dealt one (a seat that has not finished a turn
-yet) holds no larger set, and while the opening runs, the start player's hand
-can still complete it. And a seat remembers its own exchange: the cards it gave
-back (``returned``) are in the bag until the next card is drawn from it. `draw_hidden`
-samples uniformly among the deals that obey both.
+The rules make one public inference about hands (W2, in `opening`): the start
+player held a largest line set of exactly ``opening_size`` cards, nobody held a
+larger one, and among seats tying for it the start player was drawn at random. So a
+hand that is still the dealt one holds no larger set, a tying one is less likely (in
+proportion to the number of tied seats), and while the opening runs the start
+player's hand can still complete it. And a seat remembers its own exchange: the
+cards it gave back (``returned``) are in the bag until the next card is drawn from
+it. `draw_hidden` samples the deals that obey both, each as likely as W2's deal and
+draw make it (the posterior given the observation; `opening` derives it).
 
 The rest of the public state is copied from the observation, the running turn's
 action (``turn_action``, ``exchanged``) and the cell of a shift's last put
@@ -23,37 +25,21 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from arena.games.leylo.draws import shuffle
 from arena.games.twirkle.board import DIRECTIONS, STEP_OF, Board, encode, end_of
-from arena.games.twirkle.cards import (
-    COLOUR_MASK,
-    KIND_OF,
-    KINDS,
-    NAMES,
-    SYMBOL_MASK,
-    full_deck,
-    largest_line_set,
+from arena.games.twirkle.cards import COPIES, KIND_OF, KINDS, NAMES
+from arena.games.twirkle.opening import (
+    LINE_SETS,
+    DealtHand,
+    Opening,
+    kind_mask,
+    largest_set_of_mask,
+    opening_facts,
 )
 from arena.games.twirkle.shifting import ShiftStarts
 from arena.games.twirkle.state import TwirkleState
-
-#: Every set of six kinds that forms a line: the six colours, then the six symbols.
-LINE_SETS: tuple[int, ...] = COLOUR_MASK + SYMBOL_MASK
-
-
-@dataclass(frozen=True)
-class DealtHand:
-    """A hidden hand known to be (with `known` public cards) the hand a seat was dealt.
-
-    `places` hold its hidden cards; `known` are its cards already on the board this
-    turn. A start player's hand in the opening must still complete the opening line.
-    """
-
-    places: tuple[str, ...]
-    known: tuple[int, ...]
-    starter: bool
 
 
 def place_sizes(observation: Mapping[str, Any]) -> dict[str, int]:
@@ -74,15 +60,17 @@ def place_sizes(observation: Mapping[str, Any]) -> dict[str, int]:
 
 def unseen_cards(observation: Mapping[str, Any]) -> list[int]:
     """The 108 cards minus those the seat sees: its hand and exchange, board, lifted card."""
-    seen = Counter(KIND_OF[name] for name in observation["hand"])
-    seen.update(KIND_OF[name] for name in observation["exchange_selected"])
-    seen.update(KIND_OF[cell["card"]] for cell in observation["board"])
+    left = [COPIES] * KINDS
+    for name in observation["hand"]:
+        left[KIND_OF[name]] -= 1
+    for name in observation["exchange_selected"]:
+        left[KIND_OF[name]] -= 1
+    for cell in observation["board"]:
+        left[KIND_OF[cell["card"]]] -= 1
     shift = observation["shift"]
     if shift is not None and shift["lifted"] is not None:
-        seen[KIND_OF[shift["lifted"]["card"]]] += 1
-    unseen = Counter(full_deck())
-    unseen.subtract(seen)
-    return sorted(unseen.elements())
+        left[KIND_OF[shift["lifted"]["card"]]] -= 1
+    return [kind for kind in range(KINDS) for _ in range(left[kind])]
 
 
 def returned_cards(observation: Mapping[str, Any]) -> list[int]:
@@ -114,41 +102,16 @@ def returner(observation: Mapping[str, Any]) -> tuple[int, int] | None:
     return None
 
 
-def dealt_hands(observation: Mapping[str, Any]) -> list[DealtHand]:
-    """W2's public facts: the hidden hands that are still (part of) a dealt hand."""
-    seat = observation["seat"]
-    mover = observation["to_move"]
-    phase = observation["phase"]
-    if phase == "over":
-        return []
-    placed = tuple(KIND_OF[cell["card"]] for cell in observation["placed"])
-    found = []
-    for other, last_turn in enumerate(observation["last_turns"]):
-        if other == seat or last_turn is not None:
-            continue
-        if other != mover:
-            found.append(DealtHand((f"hand:{other}",), (), False))
-        elif phase == "opening":
-            found.append(DealtHand((f"hand:{other}",), placed, True))
-        elif phase == "exchanging":
-            found.append(DealtHand((f"hand:{other}", "exchange"), (), False))
-        elif phase in ("turn", "placing"):
-            found.append(DealtHand((f"hand:{other}",), placed, False))
-        # shifting: the hand was refilled (or exchanged) this turn, nothing is known
-    return found
-
-
-def fits_deal(cards: Sequence[int], hand: DealtHand, opening_size: int) -> bool:
-    """W2: the hand held no line set larger than the opening, and a start player can finish it."""
-    kinds = set(cards) | set(hand.known)
-    if largest_line_set(kinds) > opening_size:
+def fits_opening(cards: Sequence[int], hand: DealtHand, opening_size: int) -> bool:
+    """W2 for the start player's hand in the opening: no line set larger than the
+    opening, and one of the opening's size that holds every card it laid."""
+    mask = kind_mask(cards) | kind_mask(hand.known)
+    if largest_set_of_mask(mask) > opening_size:
         return False
-    if not hand.starter:
-        return True
+    laid = kind_mask(hand.known)
     return any(
-        all(set_mask >> k & 1 for k in hand.known)
-        and sum(1 for k in kinds if set_mask >> k & 1) >= opening_size
-        for set_mask in LINE_SETS
+        laid & line_set == laid and (mask & line_set).bit_count() >= opening_size
+        for line_set in LINE_SETS
     )
 
 
@@ -177,12 +140,14 @@ def _six_completions(known: Sequence[int], available: set[int]) -> list[set[int]
 
 
 def draw_hidden(observation: Mapping[str, Any], rng: random.Random) -> dict[str, list[int]]:
-    """A uniformly random deal of the unseen cards to the hidden places that obeys W2.
+    """A random deal of the unseen cards to the hidden places, as likely as W2 makes it.
 
-    Returns place -> cards. Exact rejection sampling: the seat's own given-back cards
-    go to the bag, the start player's hand in the opening is drawn first among the
-    hands that can finish it, the rest shuffled; a deal whose still-dealt hands hold
-    a too large set starts over.
+    Returns place -> cards. Exact rejection sampling (`opening`): the seat's own
+    given-back cards go to the bag; the start player's hand in the opening is drawn
+    first among the hands that can finish it; then the other still-dealt hands are
+    drawn, and kept when none holds a set larger than the opening and with the
+    probability W2's draw of the start player gives their ties (else all starts over);
+    the rest is shuffled into the other places.
     """
     unseen = unseen_cards(observation)
     sizes = place_sizes(observation)
@@ -191,30 +156,60 @@ def draw_hidden(observation: Mapping[str, Any], rng: random.Random) -> dict[str,
         for card in reserved:
             unseen.remove(card)
         sizes["bag"] -= len(reserved)
-    opening_size = observation["opening_size"]
-    hands = dealt_hands(observation)
-    starter = next((hand for hand in hands if hand.starter), None)
-    others = [hand for hand in hands if not hand.starter]
+    deal = _deal(unseen, sizes, opening_facts(observation, sizes), rng)
+    if reserved:
+        deal["bag"] += reserved
+        shuffle(rng, deal["bag"])
+    return deal
+
+
+def _deal(
+    unseen: list[int], sizes: dict[str, int], facts: Opening, rng: random.Random
+) -> dict[str, list[int]]:
+    """`draw_hidden` without the given-back cards (`unseen` and `sizes` lack them)."""
+    hands = list(facts.hands)
+    starter = hands.pop(0) if hands and hands[0].starter else None
+    bound, accept = facts.size, facts.accept
+    counts = [sum(sizes[place] for place in hand.places) for hand in hands]
+    known = [kind_mask(hand.known) for hand in hands]
+    drawn = sum(counts)
     while True:
-        pool = list(unseen)
-        deal: dict[str, list[int]] = {}
+        pool, deal = unseen, {}
         if starter is not None:
             place = starter.places[0]
-            deal[place] = _draw_starter_hand(pool, sizes[place], starter, opening_size, rng)
+            deal[place] = _draw_starter_hand(pool, sizes[place], starter, bound, rng)
+            pool = list(pool)
             for card in deal[place]:
                 pool.remove(card)
-        rng.shuffle(pool)
-        for place, size in sizes.items():
-            if place not in deal:
-                deal[place], pool = pool[:size], pool[size:]
-        if all(
-            fits_deal([c for p in hand.places for c in deal[p]], hand, opening_size)
-            for hand in others
-        ):
-            if reserved:
-                deal["bag"] += reserved
-                rng.shuffle(deal["bag"])
-            return deal
+        if not drawn:
+            rest = list(pool)
+            break
+        taken = rng.sample(range(len(pool)), drawn)
+        at, ties = 0, 0
+        for count, mask in zip(counts, known, strict=True):
+            for i in taken[at : at + count]:
+                mask |= 1 << pool[i]
+            at += count
+            largest = max((mask & line_set).bit_count() for line_set in LINE_SETS)
+            if largest > bound:
+                break
+            ties += largest == bound
+        else:
+            if ties and rng.random() >= accept[ties]:
+                continue
+            at = 0
+            for hand in hands:
+                for place in hand.places:
+                    deal[place] = [pool[i] for i in taken[at : at + sizes[place]]]
+                    at += sizes[place]
+            chosen = set(taken)
+            rest = [card for i, card in enumerate(pool) if i not in chosen]
+            break
+    shuffle(rng, rest)  # `rng.shuffle(rest)`, with fewer Python calls (same order)
+    for place, size in sizes.items():
+        if place not in deal:
+            deal[place], rest = rest[:size], rest[size:]
+    return deal
 
 
 def _draw_starter_hand(
@@ -224,7 +219,7 @@ def _draw_starter_hand(
     if opening_size < 6:
         while True:  # a largest set of 5 turns up about once in 1,100 draws
             cards = rng.sample(pool, size)
-            if fits_deal(cards, hand, opening_size):
+            if fits_opening(cards, hand, opening_size):
                 return cards
     # A six leaves one way per line set: one copy of each missing kind, weighted by copies.
     copies = Counter(pool)
@@ -245,25 +240,33 @@ def _product(numbers: Any) -> int:
 def ruled_out(observation: Mapping[str, Any]) -> dict[str, list[Any]]:
     """What the seat knows is not in a hidden place.
 
-    W2: a start player opening a line of six holds exactly the rest of that line.
-    A card the seat gave back is in the bag (until the next draw); when no other copy
-    of it is unseen, it is in no other place.
+    W2: a start player opening a line of six holds exactly the rest of that line; a
+    hand still as dealt holds no card that would make a line set with its cards laid
+    this turn larger than the opening. A card the seat gave back is in the bag (until
+    the next draw); when no other copy of it is unseen, it is in no other place.
     """
-    seat, starter = observation["seat"], observation["start_seat"]
-    found: dict[str, list[Any]] = {}
+    out: dict[str, set[int]] = {}
+    unseen = unseen_cards(observation)
+    sizes = place_sizes(observation)
     reserved = Counter(returned_cards(observation))
     if reserved:
-        unseen_counts = Counter(unseen_cards(observation))
-        sure = [NAMES[k] for k in sorted(reserved) if unseen_counts[k] == reserved[k]]
+        unseen_counts = Counter(unseen)
+        sure = {k for k in reserved if unseen_counts[k] == reserved[k]}
         if sure:
-            found = {place: sure for place in place_sizes(observation) if place != "bag"}
-    if observation["phase"] != "opening" or observation["opening_size"] < 6 or seat == starter:
-        return found
-    unseen = unseen_cards(observation)
-    placed = [KIND_OF[cell["card"]] for cell in observation["placed"]]
-    possible = starter_kinds_of_a_six(placed, unseen)
-    found[f"hand:{starter}"] = [NAMES[k] for k in sorted(set(unseen) - possible)]
-    return found
+            out = {place: set(sure) for place in sizes if place != "bag"}
+    facts = opening_facts(observation, sizes)
+    size, kinds = facts.size, set(unseen)
+    for hand in facts.hands:
+        if hand.starter and size == 6:
+            possible = starter_kinds_of_a_six(hand.known, unseen)
+            out.setdefault(hand.places[0], set()).update(kinds - possible)
+            continue
+        laid = kind_mask(hand.known)
+        full = [line_set for line_set in LINE_SETS if (laid & line_set).bit_count() >= size]
+        beyond = {k for k in kinds if not laid >> k & 1 and any(s >> k & 1 for s in full)}
+        for place in hand.places if beyond else ():
+            out.setdefault(place, set()).update(beyond)
+    return {place: [NAMES[k] for k in sorted(cards)] for place, cards in out.items()}
 
 
 def restore(state: TwirkleState, observation: Mapping[str, Any], rng: random.Random) -> None:
