@@ -8,8 +8,9 @@ import shutil
 import time
 from typing import Annotated, Any
 
+import orjson
 from fastapi import APIRouter, Body, Depends, File, Form, Query, Request, UploadFile
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from arena.games import all_games
 from arena.results import reports
@@ -26,6 +27,12 @@ router = APIRouter(prefix="/api")
 Seen = Annotated[Viewer, Depends(viewer)]
 #: How often a waiting request looks at its job (seconds).
 WAIT_STEP = 0.1
+
+
+def _json(data: Any) -> Response:
+    """`data` as JSON, serialised once by orjson (the busiest pages skip FastAPI's
+    validation of what they return: their rows are the reports' own)."""
+    return Response(orjson.dumps(data), media_type="application/json")
 
 
 def _store(request: Request) -> Store:
@@ -64,8 +71,8 @@ def leaderboard(
     seen: Seen,
     latest: bool = False,
     rules_version: Annotated[int | None, Query(ge=1)] = None,
-) -> list[dict[str, Any]]:
-    return views.board(_store(request), game, latest, rules_version)
+) -> Response:
+    return _json(views.board(_store(request), game, latest, rules_version))
 
 
 @router.get("/bots", summary="Every registered bot (arena bot list)")
@@ -74,8 +81,8 @@ def bots(request: Request, seen: Seen) -> list[dict[str, Any]]:
 
 
 @router.get("/bots/{name}", summary="A bot's page (arena bot show NAME)")
-def bot(request: Request, name: str, seen: Seen) -> dict[str, Any]:
-    return views.bot(_store(request), seen, name)
+def bot(request: Request, name: str, seen: Seen) -> Response:
+    return _json(views.bot(_store(request), seen, name))
 
 
 @router.get("/bots/{name}/versions", summary="A bot's versions")

@@ -9,6 +9,10 @@ so `arena remote` renders them with the same tables.
 
 from __future__ import annotations
 
+import copy
+import threading
+import time
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from arena.games import load_game
@@ -19,6 +23,35 @@ from arena.store import Store
 
 #: The keys of a forfeit row and of a seat that only its owner and organisers see.
 PRIVATE_KEYS = ("detail", "stderr_tail", "stderr", "debug")
+#: Seconds a board or a bot's page is served from memory before it is read again: a
+#: hundred readers then cost the database one read a second, not a hundred (a page is
+#: at most this old; what a viewer may see of it is decided on every request).
+FRESH = 1.0
+
+
+class _Recent:
+    """What was read less than FRESH seconds ago, by key (a miss, None, is not kept)."""
+
+    def __init__(self) -> None:
+        self._found: dict[Hashable, tuple[float, Any]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, read: Callable[[], Any]) -> Any:
+        now = time.monotonic()
+        with self._lock:
+            kept = self._found.get(key)
+        if kept is not None and now - kept[0] < FRESH:
+            return copy.deepcopy(kept[1])  # the caller may filter it: the kept one stays whole
+        value = read()
+        if value is not None:
+            with self._lock:
+                if len(self._found) > 10_000:  # names asked for at random: start again
+                    self._found.clear()
+                self._found[key] = (now, value)
+        return copy.deepcopy(value)
+
+
+_RECENT = _Recent()
 
 
 def _public(row: dict[str, Any]) -> dict[str, Any]:
@@ -28,13 +61,20 @@ def _public(row: dict[str, Any]) -> dict[str, Any]:
 def board(store: Store, game: str, latest: bool, rules: int | None) -> list[dict[str, Any]]:
     """A game's all-time board, as `arena leaderboard GAME --json` prints it."""
     load_game(game)  # an unknown game: its one-line error
-    rows = reports.leaderboard(store, game, None, rules, latest=latest)
-    return reports.mark_retired(store, rows)
+
+    def read() -> list[dict[str, Any]]:
+        rows = reports.leaderboard(store, game, None, rules, latest=latest)
+        return reports.mark_retired(store, rows)
+
+    found: list[dict[str, Any]] = _RECENT.get(("board", store.url, game, latest, rules), read)
+    return found
 
 
 def bot(store: Store, viewer: Viewer, name: str) -> dict[str, Any]:
     """A bot's page (`arena bot show NAME --json`), private parts for its owner only."""
-    details = reports.bot_details(store, name)
+    details: dict[str, Any] | None = _RECENT.get(
+        ("bot", store.url, name), lambda: reports.bot_details(store, name)
+    )
     if details is None:
         raise NotFound(f"no bot called {name!r}")
     if viewer.sees(details["owner"]):

@@ -1,0 +1,233 @@
+"""Benchmark `arena serve` on loopback: readers at 1, 10 and 100 at once while matches are
+recorded beside them.
+
+Builds a database (SQLite in a temporary home, or a new database on the PostgreSQL
+server of --postgres, dropped at the end) with
+--bots bots and a tournament whose matches a recorder process records as fast as it
+can (`Store.record_many` in batches of 10, with the TrueSkill update: what the runner
+does), starts `arena serve` on a free loopback port, and for each client count runs
+that many concurrent readers (httpx, asyncio) for --seconds, each asking in turn for
+the take-that leaderboard and a bot's page. Prints, per count: requests/s, the p50
+and p99 latency of each page, and the matches/s recorded meanwhile. Measures only
+what it prints; bounded by --seconds per count plus the set-up.
+
+Goal (issue 34): leaderboard p99 under 50 ms at 100 clients while >= 100 matches/s
+are recorded. The server's CPU time per request is printed too: on a loaded machine
+latency measures the machine, CPU time the service.
+
+    .venv/bin/python scripts/bench_service.py
+    .venv/bin/python scripts/bench_service.py --postgres "$ARENA_TEST_POSTGRES"
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import create_engine, make_url, text
+
+from arena.results import rating
+from arena.status import MatchStatus, SeatStatus
+from arena.store import MatchRecord, SeatRecord, Store
+from arena.store.models import Match, Tournament
+
+GAME = "take-that"
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--postgres",
+        metavar="URL",
+        help="a PostgreSQL server: the benchmark makes its own database there, dropped after",
+    )
+    parser.add_argument("--bots", type=int, default=50, help="registered bots (default 50)")
+    parser.add_argument("--clients", default="1,10,100", help="reader counts (default 1,10,100)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="per count (default 5)")
+    args = parser.parse_args(argv)
+    try:
+        args.counts = [int(c) for c in args.clients.split(",")]
+    except ValueError:
+        parser.error(f"--clients takes counts such as 1,10,100, not {args.clients!r}")
+    if args.bots < 2 or args.seconds <= 0 or not all(c >= 1 for c in args.counts):
+        parser.error("--bots >= 2, --seconds > 0 and every client count >= 1")
+    return args
+
+
+def build(url: str, bots: int, matches: int) -> tuple[list[int], int]:
+    """Bots with one version each and a tournament of `matches` scheduled 2-seat matches."""
+    store = Store(url)
+    versions = [
+        store.add_bot_version(f"bot-{i}", f"{i:064x}", "/nowhere", ["x"], ["*"], "bench").id or 0
+        for i in range(bots)
+    ]
+    rng = random.Random(1)
+    schedule = [
+        Match(number=n, game=GAME, game_version=1, seed=n, lineup=rng.sample(versions, 2))
+        for n in range(matches)
+    ]
+    tid = store.create_tournament(
+        Tournament(
+            name="bench", game=GAME, game_version=1, format="round-robin", players=2,
+            rounds=1, seed=1, variant={}, settings={},
+        ),
+        schedule,
+    )  # fmt: skip
+    store.close()
+    return versions, tid
+
+
+def record(url: str, tid: int, stop: Any, done: Any) -> None:
+    """Record the tournament's matches in schedule order, 10 a transaction, until `stop`
+    (`done` is told when it is ready, then what it recorded in how long)."""
+    store = Store(url)
+    pending = store.matches(tid, recorded=False)
+    done.put("ready")
+    count, began = 0, time.monotonic()
+    while pending and not stop.is_set():
+        batch, pending = pending[:10], pending[10:]
+        records = []
+        for match in batch:
+            winner = match.number % 2
+            seats = [
+                SeatRecord(
+                    s, v, 1.0 if s == winner else 0.0, 1 if s == winner else 2, SeatStatus.OK
+                )
+                for s, v in enumerate(match.lineup)
+            ]
+            ranks = [seat.rank or 2 for seat in seats]
+            records.append(
+                (
+                    MatchRecord(match.id or 0, MatchStatus.NORMAL, seats, seconds=0.1),
+                    lambda skills, ranks=ranks: rating.rate(GAME, skills, ranks),
+                )
+            )
+        store.record_many(records)
+        count += len(batch)
+    done.put((count, time.monotonic() - began))
+    store.close()
+
+
+async def read(url: str, clients: int, seconds: float, bots: int) -> dict[str, list[float]]:
+    """`clients` readers for `seconds`: latencies (ms) by page."""
+    found: dict[str, list[float]] = {"leaderboard": [], "bot": []}
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as client:
+        deadline = time.monotonic() + seconds
+
+        async def reader(k: int) -> None:
+            turn = k
+            while time.monotonic() < deadline:
+                page, path = (
+                    ("leaderboard", f"/api/leaderboard/{GAME}")
+                    if turn % 2 == 0
+                    else ("bot", f"/api/bots/bot-{turn % bots}")
+                )
+                began = time.perf_counter()
+                answer = await client.get(path)
+                answer.raise_for_status()
+                found[page].append((time.perf_counter() - began) * 1000)
+                turn += 1
+
+        await asyncio.gather(*(reader(k) for k in range(clients)))
+    return found
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
+
+
+@contextmanager
+def fresh_postgres(server: str) -> Iterator[str]:
+    """A new database on the PostgreSQL `server`, dropped at the end."""
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    name = f"arena_bench_{uuid.uuid4().hex[:12]}"
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    home = Path(tempfile.mkdtemp(prefix="bench-service-"))
+    if args.postgres:
+        with fresh_postgres(args.postgres) as url:
+            run(args, home, url)
+    else:
+        run(args, home, f"sqlite:///{home / 'arena.db'}")
+
+
+def run(args: argparse.Namespace, home: Path, url: str) -> None:
+    """Build the database at `url`, serve it, and measure every client count."""
+    # enough matches for the fastest recorder to never run out in the run
+    _versions, tid = build(url, args.bots, 2000 * int(args.seconds) * len(args.counts) + 1000)
+    env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DB": url}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", "0"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None
+        line = server.stderr.readline()
+        served = line.split(" on ")[1].split(" ")[0]
+        backend = url.split(":", 1)[0]
+        print(f"{backend}, {args.bots} bots, {args.seconds:g} s per count, server {served}")
+        print(
+            "clients  req/s  board p50  board p99  bot p50  bot p99  matches/s recorded"
+            "  server CPU/request"
+        )
+        for clients in args.counts:
+            stop, done = multiprocessing.Event(), multiprocessing.Queue()  # type: ignore[var-annotated]
+            recorder = multiprocessing.Process(target=record, args=(url, tid, stop, done))
+            recorder.start()
+            assert done.get(timeout=120) == "ready"
+            began, cpu = time.monotonic(), cpu_seconds(server.pid)
+            found = asyncio.run(read(served, clients, args.seconds, args.bots))
+            elapsed = time.monotonic() - began
+            cpu = cpu_seconds(server.pid) - cpu
+            stop.set()
+            count, spent = done.get(timeout=120)
+            recorder.join()
+            total = sum(len(v) for v in found.values())
+            board, bot = found["leaderboard"], found["bot"]
+            print(
+                f"{clients:7d}  {total / elapsed:5.0f}  {statistics.median(board):7.1f} ms"
+                f"  {percentile(board, 0.99):7.1f} ms  {statistics.median(bot):5.1f} ms"
+                f"  {percentile(bot, 0.99):5.1f} ms  {count / spent:7.0f}"
+                f"  {cpu / max(total, 1) * 1000:.1f} ms"
+            )
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+if __name__ == "__main__":
+    main()
