@@ -46,7 +46,8 @@ from sqlalchemy import insert
 
 from arena.errors import StoreError
 from arena.games import load_game
-from arena.match.run import MatchResult, MatchSpec, SeatResult
+from arena.match.results import SeatResult
+from arena.match.run import MatchResult, MatchSpec
 from arena.status import MatchStatus, SeatStatus
 from arena.store import Store
 from arena.store.models import Bot, BotVersion, Match, Tournament
@@ -148,7 +149,9 @@ def results(match: Match, replay: dict[str, Any], rng: random.Random) -> MatchRe
     order = list(range(count))
     rng.shuffle(order)
     seats = [
-        SeatResult(seat, f"bot{version}", float(-order[seat]), order[seat] + 1, SeatStatus.OK)
+        SeatResult(
+            seat, version, float(-order[seat]), order[seat] + 1, SeatStatus.OK, bot=f"bot{version}"
+        )
         for seat, version in enumerate(match.lineup)
     ]
     return MatchResult(

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from arena.match.run import MatchResult, MatchSpec, SeatResult
+from arena.match.results import SeatResult
+from arena.match.run import MatchResult, MatchSpec
 from arena.results import reports
 from arena.status import MatchStatus, SeatStatus
 from arena.store import Store
@@ -54,8 +55,8 @@ class Synthetic:
         crash = rng.random() < 0.15  # forfeits, so that suspensions happen
         seats = [
             SeatResult(
-                i, ref.name, float(-ranks[i]), ranks[i],
-                SeatStatus.CRASH if crash and ref.name == "bot0" else SeatStatus.OK,
+                i, ref.version_id, float(-ranks[i]), ranks[i],
+                SeatStatus.CRASH if crash and ref.name == "bot0" else SeatStatus.OK, bot=ref.name,
             )
             for i, ref in enumerate(spec.seats)
         ]  # fmt: skip

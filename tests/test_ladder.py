@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import load_game
-from arena.match.run import MatchResult, MatchSpec, SeatResult
+from arena.match.results import SeatResult
+from arena.match.run import MatchResult, MatchSpec
 from arena.results import reports
 from arena.results.rating import NEW_VERSION_SIGMA, environment, inherited, rate
 from arena.skill import SIGMA
@@ -128,7 +129,7 @@ class FakeExecutor:
         ]
         order = sorted(range(len(perf)), key=lambda s: -perf[s])
         seats = [
-            SeatResult(s, ref.name, perf[s], order.index(s) + 1, SeatStatus.OK)
+            SeatResult(s, ref.version_id, perf[s], order.index(s) + 1, SeatStatus.OK, bot=ref.name)
             for s, ref in enumerate(spec.seats)
         ]
         return Done(

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.match.run import MatchResult, MatchSpec, SeatResult
+from arena.match.results import SeatResult
+from arena.match.run import MatchResult, MatchSpec
 from arena.results.sprt import Sprt
 from arena.status import MatchStatus, SeatStatus, TournamentStatus
 from arena.store import Store
@@ -52,7 +53,7 @@ class Fake:
         ]
         ranks = [1 + sum(x > mine for x in luck) for mine in luck]
         seats = [
-            SeatResult(i, ref.name, float(luck[i]), ranks[i], SeatStatus.OK)
+            SeatResult(i, ref.version_id, float(luck[i]), ranks[i], SeatStatus.OK, bot=ref.name)
             for i, ref in enumerate(spec.seats)
         ]
         result = MatchResult(spec.match_id, spec.game, 1, {}, spec.seed, MatchStatus.NORMAL, seats)

@@ -25,11 +25,12 @@ from sqlmodel import col
 import arena.store.counting as counting
 import arena.store.queries as queries
 from arena.errors import StoreError
+from arena.match.results import SeatResult
 from arena.skill import Skill
 from arena.status import MatchStatus
 from arena.store.database import Database
 from arena.store.models import Match, MatchReplay, MatchSeat, Rating, Suspension, now
-from arena.store.records import Inherit, MatchRecord, Rater, SeatRecord, SuspensionRecord
+from arena.store.records import Inherit, MatchRecord, Rater, SuspensionRecord
 
 
 class Recording(Database):
@@ -61,6 +62,9 @@ class Recording(Database):
 
         The rows are exactly those of recording the matches one by one: each match's
         ratings are those of its game under the rules version it was played under.
+        A seat is the worker's `SeatResult` as it came, with its stored version
+        (ValueError for one without); of its stderr the last `STDERR_KEPT`
+        characters are kept.
         With a rater, the seats' current skills (as the matches before it in the
         batch left them) are read, `rate(before)` gives the new ones, and both are
         stored. A match already recorded is left alone, so recording twice cannot
@@ -78,6 +82,7 @@ class Recording(Database):
         seats counted) reads more, once.
         """
         caused = _by_match(batch, suspensions)
+        _check_versions(batch)
         if not batch:
             return []
         try:
@@ -147,7 +152,7 @@ def voided(record: MatchRecord, reason: str) -> MatchRecord:
 
     The statuses stay so that a resume counts forfeit streaks as the run did.
     """
-    seats = [SeatRecord(s.seat, s.bot_version_id, None, None, s.status) for s in record.seats]
+    seats = [SeatResult(s.seat, s.bot_version_id, None, None, s.status) for s in record.seats]
     return MatchRecord(
         record.match_id, MatchStatus.PLATFORM_ERROR, seats, UNSTORABLE + reason, record.seconds
     )
@@ -242,7 +247,7 @@ class _Batch:
         wanted: dict[tuple[str, int], set[int]] = {}
         for record, _rate in todo:
             versions = wanted.setdefault(found[record.match_id], set())
-            versions.update(seat.bot_version_id for seat in record.seats)
+            versions.update(_version(seat) for seat in record.seats)
         for (game, rules), versions in wanted.items():
             rows = self.db.execute(
                 self.sql.ratings, {"r_versions": sorted(versions), "r_game": game, "r_rules": rules}
@@ -257,20 +262,19 @@ class _Batch:
     def _rate(self, record: MatchRecord, rate: Rater | None, game: str, rules: int) -> None:
         """One match: its seats' skills before and after, its seat rows, its counters."""
         standing = {
-            seat.bot_version_id: self.standings[(seat.bot_version_id, game, rules)]
-            for seat in record.seats
+            _version(seat): self.standings[(_version(seat), game, rules)] for seat in record.seats
         }
         if rate is not None:
             before = [
-                self._skill(standing[seat.bot_version_id], seat.bot_version_id, game, rules)
+                self._skill(standing[_version(seat)], _version(seat), game, rules)
                 for seat in record.seats
             ]
             for seat, old, new in zip(record.seats, before, rate(before), strict=True):
                 seat.before, seat.after = old, new
         self.seats.extend(_seat_values(record.match_id, seat) for seat in record.seats)
         # the last seat of a version seated twice wins, as with one seat each
-        final = {seat.bot_version_id: seat for seat in record.seats if seat.after is not None}
-        counts = Counter(seat.bot_version_id for seat in record.seats if seat.after is not None)
+        final = {_version(seat): seat for seat in record.seats if seat.after is not None}
+        counts = Counter(_version(seat) for seat in record.seats if seat.after is not None)
         for version, tally in _counters(record).items():
             entry = standing[version]
             last = final.get(version)
@@ -363,15 +367,35 @@ def _by_match(
     return caused
 
 
+def _check_versions(batch: Sequence[tuple[MatchRecord, Rater | None]]) -> None:
+    """ValueError for a seat without a stored version (`bot_version_id` None: a bot
+    played outside the store, a caller's mistake, not a result to void)."""
+    for record, _rate in batch:
+        for seat in record.seats:
+            if seat.bot_version_id is None:
+                raise ValueError(f"match {record.match_id}: seat {seat.seat} has no stored version")
+
+
+def _version(seat: SeatResult) -> int:
+    """The stored version of a seat of a checked batch (`_check_versions`)."""
+    assert seat.bot_version_id is not None
+    return seat.bot_version_id
+
+
 def _counters(record: MatchRecord) -> dict[int, dict[str, Any]]:
     """What one match adds to each of its versions' counters (arena.store.counting)."""
     added: dict[int, dict[str, Any]] = {}
-    seats = [(s.bot_version_id, s.score, s.rank, s.status) for s in record.seats]
+    seats = [(_version(s), s.score, s.rank, s.status) for s in record.seats]
     counting.tally(record.status.void, seats, added)
     return added
 
 
-def _seat_values(match_id: int, seat: SeatRecord) -> dict[str, Any]:
+#: How much of a seat's stderr is stored (the tail: where a crash says why; a bot's
+#: process keeps up to 8 KiB of it, arena.players.process.STDERR_TAIL_BYTES).
+STDERR_KEPT = 4000
+
+
+def _seat_values(match_id: int, seat: SeatResult) -> dict[str, Any]:
     return {
         "match_id": match_id,
         "seat": seat.seat,
@@ -380,7 +404,7 @@ def _seat_values(match_id: int, seat: SeatRecord) -> dict[str, Any]:
         "rank": seat.rank,
         "status": seat.status,
         "detail": seat.detail,
-        "stderr": seat.stderr,
+        "stderr": seat.stderr[-STDERR_KEPT:],
         "mu_before": seat.before.mu if seat.before else None,
         "sigma_before": seat.before.sigma if seat.before else None,
         "mu_after": seat.after.mu if seat.after else None,

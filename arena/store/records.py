@@ -1,8 +1,9 @@
 """What crosses the store's edge: the records callers hand it and the rows it gives back.
 
-Plain values, no SQL: a rating (`Skill`, from arena.skill, which arena.results.rating
-rates in), a finished match and its seats as the tournament runner records them, a
-suspension, a leaderboard row. Statuses are arena.status members (a caller's word,
+Plain values, no SQL: a rating (`Skill`, from arena.skill), a finished match and its
+seats as the tournament runner records them, a suspension, a leaderboard row. A seat is
+the worker's own `SeatResult` (arena.match.results), which the store takes as it comes
+(and names `SeatRecord` too). Statuses are arena.status members (a caller's word,
 `"ok"`, is made the member on the way in: a misspelt one fails here, not in a query).
 """
 
@@ -11,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from arena.match.results import SeatResult
 from arena.skill import Skill
-from arena.status import MatchStatus, SeatStatus
+from arena.status import MatchStatus
 
 __all__ = [
     "Inherit",
@@ -20,6 +22,7 @@ __all__ = [
     "MatchRecord",
     "Rater",
     "SeatRecord",
+    "SeatResult",
     "Skill",
     "SuspensionRecord",
 ]
@@ -31,23 +34,8 @@ Rater = Callable[[list[Skill]], list[Skill]]
 Inherit = Callable[[Skill], Skill]
 
 
-@dataclass
-class SeatRecord:
-    """What the coordinator stores for one seat of a finished match."""
-
-    seat: int
-    bot_version_id: int
-    score: float | None
-    rank: int | None
-    status: SeatStatus
-    detail: str = ""
-    stderr: str = ""
-    before: Skill | None = None
-    after: Skill | None = None
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.status, SeatStatus):  # a word: its member (ValueError: none)
-            self.status = SeatStatus(self.status)
+#: A seat as the store records it: the very result the worker sent (see arena.match.results).
+SeatRecord = SeatResult
 
 
 @dataclass
@@ -56,7 +44,7 @@ class MatchRecord:
 
     match_id: int
     status: MatchStatus
-    seats: list[SeatRecord]
+    seats: list[SeatResult]
     error: str = ""
     seconds: float = 0.0
     replay: str | None = None

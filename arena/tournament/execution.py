@@ -15,7 +15,8 @@ from typing import Protocol
 
 from arena import ArenaError
 from arena.games import load_game
-from arena.match.run import MatchResult, MatchSpec, SeatResult
+from arena.match.results import SeatResult
+from arena.match.run import MatchResult, MatchSpec
 from arena.status import MatchStatus, SeatStatus
 
 #: How many times a match whose worker died is run again before it is voided.
@@ -68,7 +69,8 @@ def platform_error(spec: MatchSpec, message: str) -> MatchResult:
         seed=spec.seed,
         status=MatchStatus.PLATFORM_ERROR,
         seats=[
-            SeatResult(i, ref.name, None, None, SeatStatus.OK) for i, ref in enumerate(spec.seats)
+            SeatResult(i, ref.version_id, None, None, SeatStatus.OK, bot=ref.name)
+            for i, ref in enumerate(spec.seats)
         ],
         error=message,
     )

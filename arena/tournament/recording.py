@@ -2,7 +2,9 @@
 
 A scheduled match goes to a worker as a `MatchSpec` (`match_spec`); its result comes
 back as a `MatchResult` and goes to the store as a `MatchRecord` with how to rate it
-(`to_record`). Pure: the runner (arena.tournament.runner) does the reading and writing.
+(`to_record`): the seats are the worker's own `SeatResult`s, each with its stored
+version (the spec's `BotRef.version_id`). Pure: the runner (arena.tournament.runner)
+does the reading and writing.
 """
 
 from __future__ import annotations
@@ -14,16 +16,16 @@ import orjson
 
 from arena import controls
 from arena.match import seeds
+from arena.match.results import SeatResult
 from arena.match.run import BotRef, MatchResult, MatchSpec
 from arena.results import rating
 from arena.sandbox import limits as bot_limits
+from arena.skill import Skill
 from arena.status import MatchStatus, SeatStatus
-from arena.store import MatchRecord, Rater, SeatRecord, Skill
+from arena.store import MatchRecord, Rater
 from arena.store.models import Match, Tournament
 from arena.tournament.settings import TournamentSettings
 
-#: How much of a seat's stderr is stored (the tail: where a crash says why).
-STDERR_KEPT = 4000
 #: The detail of a seat skipped because its bot is suspended.
 SUSPENDED_DETAIL = "bot suspended after repeated forfeits"
 
@@ -60,22 +62,23 @@ def to_record(
     """What the store records of one match, and how to rate it (None: not rated).
 
     `result` None: the match was not played, a bot of its lineup being suspended.
+    The seats go to the store as they came; ValueError if they are not the match's
+    lineup (versions in seat order).
     """
     assert match.id is not None
     if result is None or any(v in suspended for v in match.lineup):
         return _skipped(match, suspended), None
-    records = [
-        SeatRecord(s.seat, v, s.score, s.rank, s.status, s.detail, s.stderr[-STDERR_KEPT:])
-        for s, v in zip(result.seats, match.lineup, strict=True)
-    ]
-    ranks = [s.rank or len(records) for s in result.seats]
+    seats = result.seats
+    if [s.bot_version_id for s in seats] != match.lineup:
+        raise ValueError(f"match {match.id}: the result's seats are not its lineup")
+    ranks = [s.rank or len(seats) for s in seats]
 
     def rate(before: list[Skill]) -> list[Skill]:
         return rating.rate(game, before, ranks, result.teams)
 
     rated = not result.status.void
     replay = replay_text(result.replay) if result.replay else None
-    record = MatchRecord(match.id, result.status, records, result.error, result.seconds, replay)
+    record = MatchRecord(match.id, result.status, seats, result.error, result.seconds, replay)
     return record, (rate if rated else None)
 
 
@@ -83,9 +86,9 @@ def _skipped(match: Match, suspended: Set[int]) -> MatchRecord:
     """The record of a match not played because a bot of it is suspended."""
     assert match.id is not None
     seats = [
-        SeatRecord(i, v, None, None, SeatStatus.SUSPENDED, SUSPENDED_DETAIL)
+        SeatResult(i, v, None, None, SeatStatus.SUSPENDED, SUSPENDED_DETAIL)
         if v in suspended
-        else SeatRecord(i, v, None, None, SeatStatus.OK, "")
+        else SeatResult(i, v, None, None, SeatStatus.OK, "")
         for i, v in enumerate(match.lineup)
     ]
     return MatchRecord(match.id, MatchStatus.FORFEIT, seats)
