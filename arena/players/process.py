@@ -83,6 +83,10 @@ class ProcessTransport:
         self.spawned_at = 0.0
         #: What the last answer cost (`exchange`).
         self.last_spent = Spent(0.0, None)
+        #: The bot's CPU clock at the end of its last answer that read it (None: none yet).
+        self._cpu_mark: float | None = None
+        #: Whether the last answer was slow (not there at the first read).
+        self._slow = False
         #: Longest line the bot may send (MAX_LINE_BYTES; MAX_LINE_BYTES_V2 for version 2).
         self.max_line = MAX_LINE_BYTES
 
@@ -152,6 +156,7 @@ class ProcessTransport:
         """
         self._buffer.clear()
         self._stdout_bytes = 0
+        self._cpu_mark = None  # what it used between matches is no answer's
         if self.matches_started:
             with contextlib.suppress(OSError, AttributeError):
                 self._drain_stderr()
@@ -218,6 +223,10 @@ class ProcessTransport:
         time is charged); anything else goes to `_write_all` and `_read_charged`, which
         handle it in full, with the bytes already read put back first.
         """
+        # A bot whose last answer was slow is likely slow again: its CPU clock is read
+        # before the request, so that none of its work goes uncounted; an instant bot's
+        # decisions (the fast path) read nothing.
+        cpu_before = self._cpu_seconds() if self._slow else None
         began = time.monotonic()
         limit = deadline - began
         try:
@@ -236,18 +245,37 @@ class ProcessTransport:
                 if self._stdout_bytes > MAX_STDOUT_BYTES_PER_MATCH:
                     raise BotProtocolError("wrote more than the output allowed per match")
                 if chunk.find(b"\n") == len(chunk) - 1 and not chunk.isspace():  # one line
-                    self.last_spent = Spent(time.monotonic() - began, None)
                     line = self.last_line = chunk[:-1]
+                    self._slow = False
+                    self.last_spent = spent = Spent(time.monotonic() - began, None)
+                    if spent.wall > limit:  # arena itself was held up, or the bot computed
+                        self._late_first_read(spent, limit)
                     return line
                 self._buffer += chunk
-        return self._read_charged(data, written, began, limit)
+        return self._read_charged(data, written, began, limit, cpu_before)
 
-    def _read_charged(self, data: bytes, written: int, began: float, limit: float) -> bytes:
+    def _late_first_read(self, spent: Spent, limit: float) -> None:
+        """An answer that was there at the first read, but longer after the request than
+        its limit (on one core the bot may have computed all along; or arena's own thread
+        waited for a CPU): charged the bot's CPU since its last counted answer, or a third
+        of the wall time if more, as any answer; BotTimeout when that is over the limit."""
+        now = self._cpu_seconds()
+        cpu = None if now is None or self._cpu_mark is None else max(0.0, now - self._cpu_mark)
+        self._cpu_mark = now
+        self.last_spent = Spent(spent.wall, cpu)
+        if self.last_spent.charged > limit:
+            what = self.last_spent.describe()
+            raise BotTimeout(f"no answer within its time: {what} of {limit * 1000:.0f} ms")
+
+    def _read_charged(
+        self, data: bytes, written: int, began: float, limit: float, cpu_before: float | None
+    ) -> bytes:
         """The rest of `exchange` when the answer was not there at once: the bot's CPU
-        clock is read now (from here on the bot's time is counted), then whenever the
-        wall time says the answer could be over its limit, and once the answer is in."""
-        cpu_at = self._cpu_seconds()
-        watch = _Watch(began, limit, cpu_at, self._cpu_seconds)
+        clock (and its main process's run delay) is read now (from here on the bot's time
+        is counted), then whenever the wall time says the answer could be over its limit,
+        and once the answer is in."""
+        self._slow = True
+        watch = _Watch(began, limit, self._cpu_seconds, self._run_delay, cpu_before)
         if written != len(data):
             self._write_all(memoryview(data)[written:], began + watch.ceiling)
         self.last_line = b""
@@ -266,13 +294,18 @@ class ProcessTransport:
                 if watch.over():
                     raise BotTimeout(watch.verdict()) from None
         self.last_spent = watch.spent()
+        self._cpu_mark = watch.cpu_now
         if self.last_spent.charged > limit:
-            raise BotTimeout(watch.verdict())
+            raise BotTimeout(watch.verdict(self.last_spent))
         return line
 
     def _cpu_seconds(self) -> float | None:
         """The CPU seconds the bot's process tree has used (None: not counted here)."""
         return self.sandbox.tree_cpu_seconds() if self.sandbox is not None else None
+
+    def _run_delay(self) -> float | None:
+        """How long the bot's main process has waited for a CPU so far (None: unknown)."""
+        return self.sandbox.run_delay_seconds() if self.sandbox is not None else None
 
     def _first_chunk(self, deadline: float) -> bytes:
         """What one read gives once stdout is ready, within `_WATCH_S`; else b"".
@@ -389,16 +422,26 @@ class ProcessTransport:
 class _Watch:
     """One slow answer's clock: when to look again, and whether it is over its limit.
 
-    Between looks arena sleeps in `poll`; it reads the bot's CPU clock only at a look.
-    CPU time grows at most as fast as wall time (the bot's cgroup has at most one core),
-    so after a look that found `charged` of `limit` spent, the next look is due no sooner
-    than `limit - charged` later; a bot without CPU accounting is over at its wall limit.
+    Between looks arena sleeps in `poll`; it reads the bot's CPU clock (and its main
+    process's run delay) only at a look. CPU time grows at most as fast as wall time (the
+    bot's cgroup has at most one core), so after a look that found `charged` of `limit`
+    spent, the next look is due no sooner than `limit - charged` later; a bot without
+    CPU accounting is over at its wall limit.
     """
 
-    def __init__(self, began: float, limit: float, cpu_at: float | None, read: Any):
-        self.began, self.limit, self.cpu_at, self.read = began, limit, cpu_at, read
-        #: The most wall time an answer may take, whatever its CPU: WALL_FACTOR x the limit.
-        self.ceiling = limit * WALL_FACTOR if cpu_at is not None else limit
+    def __init__(
+        self, began: float, limit: float, cpu: Any, delay: Any, cpu_at: float | None = None
+    ):
+        self.began, self.limit, self._cpu, self._delay = began, limit, cpu, delay
+        #: The CPU clock when the answer's counting began: read before the request (a bot
+        #: that was slow last time), else now.
+        self.cpu_at: float | None = cpu_at if cpu_at is not None else cpu()
+        self.delay_at: float | None = delay() if self.cpu_at is not None else None
+        #: The CPU clock at the last look (`spent`).
+        self.cpu_now = self.cpu_at
+        #: The most wall time an answer may take, whatever its CPU: WALL_FACTOR x the limit
+        #: (more only by what the bot waited for a CPU).
+        self.ceiling = limit * WALL_FACTOR if self.cpu_at is not None else limit
         self._due = began + limit
         self._last = Spent(0.0, None)
 
@@ -411,8 +454,12 @@ class _Watch:
         wall = time.monotonic() - self.began
         if self.cpu_at is None:
             return Spent(wall, None)
-        now = self.read()
-        return Spent(wall, None if now is None else max(0.0, now - self.cpu_at))
+        self.cpu_now = now = self._cpu()
+        if now is None:
+            return Spent(wall, None)
+        delay = self._delay() if self.delay_at is not None else None
+        waited = 0.0 if delay is None or self.delay_at is None else max(0.0, delay - self.delay_at)
+        return Spent(wall, max(0.0, now - self.cpu_at), min(waited, wall))
 
     def over(self) -> bool:
         """Look at the clock: True when the answer has used its limit, else when to look next."""
@@ -423,9 +470,9 @@ class _Watch:
         self._due = time.monotonic() + max(left, 0.001)
         return False
 
-    def verdict(self) -> str:
-        """The timeout's detail: what was charged, of what limit."""
-        spent = self._last if self._last.wall else self.spent()
+    def verdict(self, spent: Spent | None = None) -> str:
+        """The timeout's detail: what was charged (`spent`, else the last look), of what limit."""
+        spent = spent or (self._last if self._last.wall else self.spent())
         return f"no answer within its time: {spent.describe()} of {self.limit * 1000:.0f} ms"
 
 

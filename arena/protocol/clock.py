@@ -9,10 +9,13 @@ more than the bank it had. A start-up allowance (the start/ready handshake) is a
 **What an answer costs** (`charge`): the CPU time the bot's process tree used for it
 (its cgroup's CPU usage, from the moment arena starts waiting for the answer to the
 moment it has it), or a third of the answer's wall time if that is more
-(`WALL_FACTOR`). The CPU part means that a bot is charged for its own work only: other
-processes loading the machine slow its wall clock, not its charge. The wall part means
-that a bot that sleeps or blocks still cannot stall a match: it is charged a third of
-the time it waits, so it loses on time at the latest after three times its limit.
+(`WALL_FACTOR`), not counting the time the bot's main process was ready to run but
+waited for a CPU (the kernel's run delay). The CPU part means that a bot is charged for
+its own work only: other processes loading the machine slow its wall clock, not its
+charge; the run delay is left out of the wall part for the same reason, so that a bot
+starved of CPU by the machine is charged its CPU alone. The wall part means that a bot
+that sleeps or blocks still cannot stall a match: it is charged a third of the time it
+sleeps, so it loses on time at the latest after three times its limit.
 Where the machine gives no CPU accounting for the bot (no cgroup), the charge is the
 wall time, and `arena doctor` and the start of a run say so.
 
@@ -21,8 +24,8 @@ wall time, and `arena doctor` and the start of a run say so.
 (10.0, 0.1, '10s+100ms')
 >>> str(TimeControl.parse("250ms/decision")), TimeControl.parse("1s/decision").per_decision
 ('250ms/decision', 1.0)
->>> charge(wall=0.9, cpu=0.2), charge(wall=0.9, cpu=None)
-(0.3, 0.9)
+>>> charge(wall=0.9, cpu=0.2), charge(wall=0.9, cpu=None), charge(wall=0.9, cpu=0.2, waited=0.6)
+(0.3, 0.9, 0.2)
 """
 
 from __future__ import annotations
@@ -131,12 +134,13 @@ def _ms(seconds: float) -> int:
     return round(seconds * 1000)
 
 
-def charge(wall: float, cpu: float | None) -> float:
-    """What an answer that took `wall` seconds and `cpu` seconds of the bot's CPU costs
-    (None: the machine does not account the bot's CPU, so wall time is charged)."""
+def charge(wall: float, cpu: float | None, waited: float = 0.0) -> float:
+    """What an answer that took `wall` seconds and `cpu` seconds of the bot's CPU costs,
+    when its main process `waited` seconds of it for a CPU (None: the machine does not
+    account the bot's CPU, so wall time is charged)."""
     if cpu is None:
         return wall
-    return max(cpu, wall / WALL_FACTOR)
+    return max(cpu, max(0.0, wall - waited) / WALL_FACTOR)
 
 
 @dataclass(frozen=True)
@@ -146,19 +150,22 @@ class Spent:
 
     wall: float
     cpu: float | None
+    #: Seconds of it the bot's main process was ready to run but waited for a CPU.
+    waited: float = 0.0
 
     @property
     def charged(self) -> float:
         """What the answer costs the seat (`charge`)."""
-        return charge(self.wall, self.cpu)
+        return charge(self.wall, self.cpu, self.waited)
 
     def describe(self) -> str:
         """For a timeout's detail: ``charged 1020 ms (CPU 1010 ms, wall 1050 ms)``."""
         if self.cpu is None:
             return f"charged {self.wall * 1000:.0f} ms of wall time (no CPU accounting)"
+        waited = f", {self.waited * 1000:.0f} ms of it waiting for a CPU" if self.waited else ""
         return (
             f"charged {self.charged * 1000:.0f} ms "
-            f"(CPU {self.cpu * 1000:.0f} ms, wall {self.wall * 1000:.0f} ms)"
+            f"(CPU {self.cpu * 1000:.0f} ms, wall {self.wall * 1000:.0f} ms{waited})"
         )
 
 

@@ -110,6 +110,22 @@ class Sandboxed:
             return 0.0
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def run_delay_seconds(self) -> float | None:
+        """How long the threads of the bot's main process have waited, ready to run, for a
+        CPU so far (the kernel's run delay: /proc/PID/task/*/schedstat, its second field);
+        None where it cannot be read. What host load cost the bot (arena.protocol.clock)."""
+        pid = self._bot_pid()
+        if pid is None:
+            return None
+        total = 0
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as stat:
+                    total += int(stat.read().split()[1])
+        except (OSError, IndexError, ValueError):
+            return None
+        return total / 1e9
+
     def tree_cpu_seconds(self) -> float | None:
         """CPU time used so far by the bot's whole process tree (its cgroup), or None where
         the machine does not count it: what an answer is charged (arena.protocol.clock)."""
