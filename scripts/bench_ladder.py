@@ -261,7 +261,7 @@ def play(deal: int, policies: list[Policy]) -> tuple[float, float]:
     rngs = [random.Random(deal * 10 + s) for s in range(2)]
     while not game.is_over():
         game.apply_joint(
-            {s: policies[s](game.observe(s), game.legal(s), rngs[s]) for s in game.to_move()}
+            {s: policies[s](game.observation(s), game.legal(s), rngs[s]) for s in game.to_move()}
         )
     outcome = game.outcome()
     first = [s for s in range(2) if outcome.ranks[s] == 1]

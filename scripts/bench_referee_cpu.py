@@ -77,7 +77,7 @@ def record(game_class: type[Game], players: int, matches: int) -> list[Recorded]
                 if seat == odd:
                     joint[seat] = rngs[seat].choice(legal)
                 else:
-                    joint[seat] = heuristic(game.observe(seat), legal, rngs[seat])
+                    joint[seat] = heuristic(game.observation(seat), legal, rngs[seat])
             game.apply_joint(joint)
             turns.append({seat: orjson.loads(orjson.dumps(d)) for seat, d in joint.items()})
         result.append(Recorded(seed, turns))

@@ -72,20 +72,25 @@ def case_name(game: str, players: int, variant: dict[str, Any]) -> str:
     return "-".join(parts)
 
 
-def policies(game: str, players: int, seed: int) -> tuple[list[Policy], list[str]]:
-    """Heuristic on even seats, random on odd seats, each with its own seeded generator."""
-    heuristic = load_bot_module(f"{game}-heuristic")
+def policies(game: Any, seed: int) -> tuple[list[Policy], list[str]]:
+    """Heuristic on even seats, random on odd seats, each with its own seeded generator.
+    The heuristic bots speak protocol 2: each is shown its seat's envelope of `game`
+    (`Game.observation`), the same facts as the version-1 observation it is passed."""
+    game_id = game.spec.id
+    heuristic = load_bot_module(f"{game_id}-heuristic")
     result: list[Policy] = []
     names: list[str] = []
-    for seat in range(players):
+    for seat in range(game.players):
         rng = random.Random(seed * 1000 + seat)
         if seat % 2 == 0:
 
-            def smart(obs: dict[str, Any], legal: list[Any], rng: random.Random = rng) -> Any:
-                return heuristic.choose(obs, legal, rng)
+            def smart(
+                obs: dict[str, Any], legal: list[Any], rng: random.Random = rng, seat: int = seat
+            ) -> Any:
+                return heuristic.choose(game.observation(seat), legal, rng)
 
             result.append(smart)
-            names.append(f"{game}-heuristic")
+            names.append(f"{game_id}-heuristic")
         else:
 
             def uniform(obs: dict[str, Any], legal: list[Any], rng: random.Random = rng) -> Any:
@@ -99,7 +104,7 @@ def policies(game: str, players: int, seed: int) -> tuple[list[Policy], list[str
 def record(game_id: str, players: int, variant: dict[str, Any], seed: int) -> dict[str, Any]:
     """The transcript of one case."""
     game = load_game(game_id).new(players, seed, variant)
-    seat_policies, names = policies(game_id, players, seed)
+    seat_policies, names = policies(game, seed)
     return record_golden(game, seed, seat_policies, names)
 
 

@@ -7,7 +7,8 @@ Usage: .venv/bin/python scripts/winrate.py GAME --bot BOT [--against OTHER] [--g
 BOT and OTHER are folders under bots/ whose bot.py has the pure policy
 `choose(observation, legal, rng[, variant][, game, budget_s, iterations])` (its `main`
 only speaks the protocol, so playing the policy in-process is the same bot without
-the pipes); OTHER may also be `random` (the default), a seat that picks
+the pipes; it is shown the observation its bot.toml's `protocol` gives, version 2's
+envelope or version 1's); OTHER may also be `random` (the default), a seat that picks
 `rng.choice(legal)`. BOT sits at one seat, OTHER at every other seat. Game i is dealt
 from seed FIRST_SEED + i and BOT sits at seat i % players, so seats rotate and two
 runs with the same options play the same deals. `--budget-ms`, `--iterations` and
@@ -30,6 +31,7 @@ import math
 import random
 import sys
 import time
+import tomllib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -78,6 +80,14 @@ def random_policy(observation: dict[str, Any], legal: list[Any], rng: random.Ran
     return rng.choice(legal)
 
 
+def speaks_v2(folder: str) -> bool:
+    """True when the bot's bot.toml says protocol 2: its `choose` reads the envelope."""
+    if folder == "random":
+        return False
+    manifest = tomllib.loads((ROOT / "bots" / folder / "bot.toml").read_text(encoding="utf-8"))
+    return bool(manifest.get("protocol", 1) >= 2)
+
+
 def load_policy(folder: str, setup: Setup) -> Policy:
     """The bot's `choose`, with the match's facts bound where it takes them."""
     if folder == "random":
@@ -118,6 +128,9 @@ def play_one(setup: Setup, index: int, first_seed: int) -> GameResult:
     bot_seat = index % setup.players
     policies = {s: policy_for(setup.against, setup) for s in range(setup.players)}
     policies[bot_seat] = policy_for(setup.bot, setup)
+    # Each seat sees the observation its protocol gives: the envelope for version 2.
+    envelope = {s: speaks_v2(setup.against) for s in range(setup.players)}
+    envelope[bot_seat] = speaks_v2(setup.bot)
     game = load_game(setup.game).new(setup.players, seed, setup.variant)
     rngs = [random.Random(seed * 1000 + s) for s in range(setup.players)]
     clock = time.process_time if setup.cpu_clock else time.perf_counter
@@ -126,7 +139,8 @@ def play_one(setup: Setup, index: int, first_seed: int) -> GameResult:
         joint = {}
         for seat in game.to_move():
             start = clock()
-            joint[seat] = policies[seat](game.observe(seat), game.legal(seat), rngs[seat])
+            view = game.observation(seat) if envelope[seat] else game.observe(seat)
+            joint[seat] = policies[seat](view, game.legal(seat), rngs[seat])
             if seat == bot_seat:
                 took = clock() - start
                 decisions, spent, slowest = decisions + 1, spent + took, max(slowest, took)

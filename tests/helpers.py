@@ -159,7 +159,7 @@ def heuristic_walk(
     found = []
     while not game.is_over():
         seat = game.to_move()[0]
-        observation, legal = game.observe(seat), game.legal(seat)
+        observation, legal = game.observation(seat), game.legal(seat)
         found.append((game.clone(), seat, list(legal)))
         pick = choose(observation, legal, rng)
         game.apply(seat, rng.choice(legal) if rng.random() < 0.3 else pick)

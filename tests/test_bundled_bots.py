@@ -1,4 +1,4 @@
-"""The generic bundled bots (random in Python, first-legal in C) speak protocol v1 over plain pipes.
+"""The generic bundled bots (random in Python, first-legal in C) speak protocol 2 over plain pipes.
 
 No arena player code is involved: each test starts the bot with `subprocess`, writes
 JSON lines and reads the answers, so a bug in the bot cannot hide behind the runner.
@@ -83,7 +83,7 @@ class Pipe:
 def start_message(seed: int, seat: int = 0, players: int = 3) -> dict[str, Any]:
     return {
         "type": "start",
-        "protocol": 1,
+        "protocol": 2,
         "match": "m-test",
         "game": "take-that",
         "game_version": 1,
@@ -91,7 +91,7 @@ def start_message(seed: int, seat: int = 0, players: int = 3) -> dict[str, Any]:
         "players": players,
         "seat": seat,
         "seed": seed,
-        "decision_timeout_ms": 1000,
+        "time_control": {"kind": "per-decision", "decision_ms": 1000, "startup_ms": 10000},
     }
 
 
@@ -104,9 +104,9 @@ def take_that_requests(count: int, seed: int = 3) -> Iterator[dict[str, Any]]:
         yield {
             "type": "decide",
             "id": number + 1,
-            "observation": game.observe(seat),
+            "observation": game.observation(seat),
             "legal": legal,
-            "deadline_ms": 1000,
+            "time": {"limit_ms": 1000, "bank_ms": None, "increment_ms": 0},
         }
         game.apply(seat, legal[-1] if number % 3 == 0 else legal[0])
 
@@ -126,6 +126,7 @@ def test_manifest_names_the_folder_and_serves_every_game(folder: str) -> None:
     manifest = tomllib.loads((BOTS / folder / "bot.toml").read_text())
     assert manifest["name"] == folder
     assert manifest["games"] == ["*"]
+    assert manifest["protocol"] == 2
     assert isinstance(manifest["command"], list) and manifest["command"]
     assert manifest["description"]
 
@@ -243,7 +244,7 @@ def test_first_legal_scans_strings_and_nesting_and_spacing(first_legal: Path) ->
     tricky = (
         '{ "type" : "decide", "observation": {"legal": [0], "note": "a\\"]}{["},'
         ' "id" : "k-9" , "legal" : [ {"action": "say", "text": "]\\"},"} , {"action":"take"} ],'
-        ' "deadline_ms": 1000}'
+        ' "time": {"limit_ms": 1000, "bank_ms": null, "increment_ms": 0}}'
     )
     bot = Pipe(["./first-legal"], first_legal)
     try:

@@ -56,7 +56,7 @@ def search_seat(
 ) -> dict[str, Any]:
     """The bot's decision for `seat`, searched with a fixed number of iterations."""
     return ismcts.choose(
-        game.observe(seat),
+        game.observation(seat),
         game.legal(seat),
         rng,
         game.variant,
@@ -231,8 +231,10 @@ def test_a_search_that_gets_no_cpu_stops_on_wall_time(monkeypatch: pytest.Monkey
     monkeypatch.setattr(ismcts, "choose", search_spy)
     game = load_game("krumme10").new(2, 1)
     seat = game.to_move()[0]
-    request = {"type": "decide", "id": 1, "observation": game.observe(seat)}
-    request.update(legal=game.legal(seat), deadline_ms=40)
+    request = {"type": "decide", "id": 1, "observation": game.observation(seat)}
+    request.update(
+        legal=game.legal(seat), time={"limit_ms": 40, "bank_ms": None, "increment_ms": 0}
+    )
     match = ismcts.Match({"game": "krumme10", "seed": 1, "variant": {}})
     assert match.decide(request, 0.1, None) in request["legal"]
     assert not match.failed
@@ -251,16 +253,16 @@ def test_rewards_follow_ranks_score_direction_and_teams() -> None:
     assert 0.5 < ahead < 1.0 and behind == pytest.approx(1 - ahead)
 
 
-# ----- the program: protocol v1 over pipes, and a match through the runner ----------
+# ----- the program: protocol 2 over pipes, and a match through the runner ----------
 def krumme10_request(number: int) -> dict[str, Any]:
     game = load_game("krumme10").new(2, 9)
     seat = game.to_move()[0]
     return {
         "type": "decide",
         "id": number,
-        "observation": game.observe(seat),
+        "observation": game.observation(seat),
         "legal": game.legal(seat),
-        "deadline_ms": 1000,
+        "time": {"limit_ms": 1000, "bank_ms": None, "increment_ms": 0},
     }
 
 
@@ -268,7 +270,7 @@ def start(seed: int, game: str = "krumme10", version: int = 1) -> dict[str, Any]
     variant = {"pink4": False, "teams": False, "long": False, "showdown": False}
     return {
         "type": "start",
-        "protocol": 1,
+        "protocol": 2,
         "match": "m-test",
         "game": game,
         "game_version": version,
@@ -276,7 +278,7 @@ def start(seed: int, game: str = "krumme10", version: int = 1) -> dict[str, Any]
         "players": 2,
         "seat": 0,
         "seed": seed,
-        "decision_timeout_ms": 1000,
+        "time_control": {"kind": "per-decision", "decision_ms": 1000, "startup_ms": 10000},
     }
 
 
@@ -295,7 +297,7 @@ def converse(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]
     return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
 
 
-def test_the_program_speaks_protocol_v1_and_replays_a_seed() -> None:
+def test_the_program_speaks_protocol_2_and_replays_a_seed() -> None:
     request = krumme10_request(1)
     end = {"type": "end", "match": "m-test", "seat": 0, "result": {}}
     answers, stderr = converse(
@@ -306,6 +308,120 @@ def test_the_program_speaks_protocol_v1_and_replays_a_seed() -> None:
     assert answers[1]["id"] == 1 and answers[1]["decision"] in request["legal"]
     assert answers[1]["decision"] == answers[3]["decision"], "the same seed, the same search"
     assert "search failed" not in stderr
+    # the debug text says what the search did (8 iterations: converse's --iterations)
+    assert answers[1]["debug"].startswith("8 iterations, "), answers[1]
+    assert "chosen: value " in answers[1]["debug"] and "bank" not in answers[1]["debug"]
+
+
+def test_the_program_reads_a_bank_and_says_what_is_left() -> None:
+    request = krumme10_request(1)
+    request["time"] = {"limit_ms": 5000, "bank_ms": 5000, "increment_ms": 100}
+    answers, stderr = converse([start(3), request])
+    assert answers[1]["decision"] in request["legal"], stderr
+    assert answers[1]["debug"].endswith("; bank 5000 ms")
+
+
+def test_the_program_still_speaks_protocol_1() -> None:
+    """Run as `protocol = 1` it is sent version 1: the same search, no debug text."""
+    game = load_game("krumme10").new(2, 9)
+    seat = game.to_move()[0]
+    v1_start = {**start(3), "protocol": 1, "decision_timeout_ms": 1000}
+    del v1_start["time_control"]
+    v1 = {"type": "decide", "id": 1, "observation": game.observe(seat)}
+    v1.update(legal=game.legal(seat), deadline_ms=1000)
+    answers, stderr = converse([v1_start, v1, start(3), krumme10_request(1)])
+    assert "search failed" not in stderr
+    assert "debug" not in answers[1] and "debug" in answers[3]
+    assert answers[1]["decision"] == answers[3]["decision"], "the same search on either shape"
+
+
+# ----- a bank: the plan of each decision --------------------------------------------
+def bank_request(bank_ms: int, legal: int, increment_ms: int = 0) -> dict[str, Any]:
+    clock = {"limit_ms": bank_ms, "bank_ms": bank_ms, "increment_ms": increment_ms}
+    return {"legal": [{"action": "pass", "n": n} for n in range(legal)], "time": clock}
+
+
+def test_under_a_bank_a_decision_with_more_choices_gets_more_time() -> None:
+    match = ismcts.Match({"game": "krumme10", "players": 2, "seed": 1, "variant": {}})
+    few, _ = match.plan(bank_request(10_000, 2), 0.1)
+    usual, _ = match.plan(bank_request(10_000, 4), 0.1)
+    many, _ = match.plan(bank_request(10_000, 40), 0.1)
+    assert 0 < few < usual < many <= ismcts.BANK_SHARE * 10.0
+    assert many == pytest.approx(usual * ismcts.HARDNESS[1])  # bounded: at most twice
+    # the bank, not --budget-ms, sets it: 28 decisions expected in 10 s, not 100 ms each
+    assert usual == pytest.approx((10.0 - 0.5) / 28, rel=0.01)
+    # the increment adds most of itself; a bank below the reserve plans nothing
+    more, _ = match.plan(bank_request(10_000, 4, increment_ms=100), 0.1)
+    assert more == pytest.approx(usual + ismcts.INCREMENT_SHARE * 0.1)
+    assert match.plan(bank_request(20, 4), 0.1)[0] == 0.0
+
+
+def test_under_a_bank_the_plan_grows_as_the_decisions_left_shrink() -> None:
+    match = ismcts.Match({"game": "krumme10", "players": 2, "seed": 1, "variant": {}})
+    early, _ = match.plan(bank_request(5_000, 4), 0.1)
+    match.decisions = 20  # 8 of about 28 left
+    late, _ = match.plan(bank_request(5_000, 4), 0.1)
+    match.decisions = 40  # longer than expected: it may run on half as long again
+    longer, _ = match.plan(bank_request(5_000, 4), 0.1)
+    assert early < late and longer < late
+
+
+def test_under_a_per_decision_limit_the_plan_is_as_before() -> None:
+    match = ismcts.Match({"game": "krumme10", "players": 2, "seed": 1, "variant": {}})
+    per = {"legal": [1, 2], "time": {"limit_ms": 400, "bank_ms": None, "increment_ms": 0}}
+    assert match.plan(per, 0.1)[0] == pytest.approx(0.04)
+    assert match.plan({"legal": [1, 2], "deadline_ms": 1000}, 0.1)[0] == 0.1  # version 1
+
+
+@pytest.mark.parametrize(
+    ("game", "players", "bank_s", "increment_s"),
+    [
+        ("krumme10", 2, 2.0, 0.0),
+        ("krumme10", 2, 0.2, 0.0),
+        ("take-that", 2, 10.0, 0.1),
+        ("leylo", 3, 10.0, 0.1),
+        ("twirkle", 2, 5.0, 0.0),
+    ],
+)
+def test_a_bank_is_never_spent_in_a_match_three_times_as_long_as_expected(
+    game: str, players: int, bank_s: float, increment_s: float
+) -> None:
+    """Every search charged its whole plan, a tenth more and 3 ms (the request, the last
+    iteration's overrun, the answer), every answer without a search 1 ms, 30 legal
+    decisions each, in a match three times as long as expected: arena's own clock
+    never finds an answer charged more than the bank left."""
+    from arena.protocol.clock import SeatClock, TimeControl
+
+    clock = SeatClock(TimeControl.fischer(bank_s, increment_s))
+    match = ismcts.Match({"game": game, "players": players, "seed": 1, "variant": {}})
+    searched = 0
+    for _ in range(int(3 * ismcts.expected_decisions(game, players, {}))):
+        request = bank_request(round(clock.limit() * 1000), 30, round(increment_s * 1000))
+        budget, _ = match.plan(request, 0.1)
+        searches = budget >= ismcts.SHORTEST_SEARCH_S
+        charged = budget * 1.1 + 0.003 if searches else 0.001
+        assert charged < clock.limit(), f"lost on time after {match.decisions} decisions"
+        clock.charge(charged)
+        match.decisions += 1
+        searched += searches
+    assert searched >= ismcts.expected_decisions(game, players, {}) / 2  # it did search
+
+
+def test_under_a_bank_the_search_stops_on_wall_time_before_it_costs_the_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A third of the wall time is charged when more than the CPU time: a search given no
+    CPU stops once the wall part would reach the plan."""
+    now = {"wall": 100.0, "cpu": 7.0}
+    monkeypatch.setattr(ismcts.time, "monotonic", lambda: now["wall"])
+    monkeypatch.setattr(ismcts.time, "process_time", lambda: now["cpu"])
+    match = ismcts.Match({"game": "krumme10", "players": 2, "seed": 1, "variant": {}})
+    budget, clock = match.plan(bank_request(10_000, 4), 0.1)
+    now["wall"] += budget * ismcts.BANK_WALL_FACTOR * 0.99
+    assert clock() == 7.0
+    now["wall"] += budget * 0.05
+    assert clock() == float("inf")
+    assert ismcts.BANK_WALL_FACTOR < 3  # arena's WALL_FACTOR: a third of the wall time
 
 
 @pytest.mark.parametrize(("game", "version"), [("no-such-game", 1), ("krumme10", 99)])
@@ -320,7 +436,9 @@ def test_the_program_answers_at_random_when_it_cannot_search(game: str, version:
 def test_a_real_match_through_the_runner_with_only_legal_decisions() -> None:
     manifest = load_manifest(BOT)
     assert manifest.games == ("*",)
-    bot = BotRef(manifest.name, str(manifest.folder), tuple(resolve_command(manifest)))
+    assert manifest.protocol == 2
+    argv = tuple(resolve_command(manifest))
+    bot = BotRef(manifest.name, str(manifest.folder), argv, protocol=manifest.protocol)
     rival = find_bot("random")
     other = BotRef(rival.name, str(rival.folder), tuple(resolve_command(rival)))
     spec = MatchSpec(
@@ -375,7 +493,7 @@ def twirkle_turn(seed: int) -> tuple[Any, int]:
         legal = game.legal(seat)
         if game.observe(seat)["phase"] == "turn" and len(legal) > 3:
             return game, seat
-        game.apply(seat, heuristic.choose(game.observe(seat), legal, rng))
+        game.apply(seat, heuristic.choose(game.observation(seat), legal, rng))
 
 
 def test_twirkle_search_stops_at_its_budget_and_answers_legally() -> None:
@@ -383,7 +501,7 @@ def test_twirkle_search_stops_at_its_budget_and_answers_legally() -> None:
     game, seat = twirkle_turn(4)
     clock = FakeClock(step=0.001)
     decision = ismcts.choose(
-        game.observe(seat),
+        game.observation(seat),
         game.legal(seat),
         random.Random(1),
         {},
@@ -514,7 +632,8 @@ def test_leylo_draws_as_the_heuristic_does(monkeypatch: pytest.MonkeyPatch) -> N
             view, legal = game.observe(seat), game.legal(seat)
             joint[seat] = search_seat(game, seat, random.Random(compared))
             if len(legal) > 1 and view["phase"] != "place":
-                assert joint[seat] == heuristic.choose(view, legal, random.Random(compared))
+                envelope = game.observation(seat)  # the heuristic bot speaks protocol 2
+                assert joint[seat] == heuristic.choose(envelope, legal, random.Random(compared))
                 compared += 1
             if walk.random() < 0.3:
                 joint[seat] = walk.choice(legal)  # off the greedy path now and then
@@ -534,7 +653,7 @@ def test_the_take_that_anchor_is_the_heuristic_bot_itself() -> None:
     heuristic = load_bot_module("take-that-heuristic")
     knowledge = sys.modules["game_knowledge"]  # loaded with the bot, from its folder
     mine = knowledge.take_that_anchor(observation, legal, random.Random(5), {})
-    assert mine == heuristic.choose(observation, legal, random.Random(5), {})
+    assert mine == heuristic.choose(game.observation(seat), legal, random.Random(5), {})
 
 
 def test_the_krumme10_model_is_the_heuristic_bot_itself() -> None:
@@ -560,7 +679,7 @@ def twirkle_views(seed: int, every: int = 4) -> list[dict[str, Any]]:
         view = game.observe(seat)
         if view["phase"] == "turn" and view["turns"] % every == 0:
             views.append(view)
-        game.apply(seat, heuristic.choose(view, game.legal(seat), rng))
+        game.apply(seat, heuristic.choose(game.observation(seat), game.legal(seat), rng))
     return views
 
 
@@ -631,7 +750,7 @@ def test_twirkle_shifts_are_legal() -> None:
             decision = search_seat(game, seat, rng, iterations=4)
             shifted += view["phase"] == "shifting" and decision["action"] == "lift"
         else:
-            decision = heuristic.choose(view, legal, rng)
+            decision = heuristic.choose(game.observation(seat), legal, rng)
         game.apply(seat, decision)  # apply refuses anything not legal
     assert shifted > 5
 
@@ -834,7 +953,7 @@ def test_take_that_model_decides_as_the_heuristic_bot() -> None:
         walk = random.Random(players)
         while not game.is_over():
             seat = game.to_move()[0]
-            observation, legal = game.observe(seat), game.legal(seat)
+            observation, legal = game.observation(seat), game.legal(seat)  # protocol 2's
             view = heuristic.View(observation, pro)
             seen = model.Seen(game, seat)
             assert [seen.evaluate(d) for d in legal] == [heuristic.evaluate(view, d) for d in legal]

@@ -43,7 +43,8 @@ def test_the_model_decides_as_the_heuristic_bot() -> None:
     model.MEMO.clear()
     for number, (players, variant) in enumerate(SETUPS * 2):
         for state, seat in walk_positions(players, variant, 20 + number):
-            observation, legal = state.observe(seat), state._legal(seat)
+            # the heuristic bot speaks protocol 2: it is shown the envelope
+            observation, legal = state.observation(seat), state._legal(seat)
             for seed in (1, 2):
                 mine, theirs = random.Random(seed), random.Random(seed)
                 decision = model.heuristic_policy(state, seat, legal, mine)
@@ -69,7 +70,7 @@ def test_samples_of_one_observation_share_the_heuristics_decision() -> None:
             resolved = GAME.spec.resolve_variant(variant)
             sampler = GAME.determinizer(observation, seat, players, resolved)
             rng = random.Random(number)
-            expected = heuristic.choose(observation, legal, random.Random(0))
+            expected = heuristic.choose(state.observation(seat), legal, random.Random(0))
             before = len(model.MEMO)
             for _ in range(4):
                 sample = sampler(rng)
@@ -106,9 +107,8 @@ def test_the_search_models_the_other_seats_by_the_heuristic() -> None:
         tree_search.iterate(root, problem.sample(rng), None, seat, spied, limit, rng)
     assert tree_seats(root) == {seat}
     assert calls and set(calls) == {1 - seat}
-    answers = search_twice(
-        ismcts, problem.observation, problem.legal, state.variant, "krumme10", 50
-    )
+    envelope = state.observation(seat)  # what the bot is sent (protocol 2)
+    answers = search_twice(ismcts, envelope, problem.legal, state.variant, "krumme10", 50)
     assert answers[0] in problem.legal and answers[0] == answers[1]
 
 
@@ -122,7 +122,8 @@ def test_in_searches_the_model_decides_as_the_heuristic_bot() -> None:
     def checking(state: Any, seat: int, legal: list[dict[str, Any]], rng: random.Random) -> Any:
         seed = rng.random()
         decision = model.heuristic_policy(state, seat, legal, random.Random(seed))
-        assert decision == heuristic.choose(state.observe(seat), legal, random.Random(seed))
+        envelope = state.observation(seat)  # the heuristic bot speaks protocol 2
+        assert decision == heuristic.choose(envelope, legal, random.Random(seed))
         checked.append(state.phase)
         return decision
 

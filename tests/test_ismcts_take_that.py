@@ -110,7 +110,8 @@ def test_the_anchor_from_an_observation_is_the_heuristic_bots_decision() -> None
             for seed in range(3):
                 mine, theirs = random.Random(seed), random.Random(seed)
                 anchor = knowledge.take_that_anchor(observation, legal, mine, state.variant)
-                assert anchor == heuristic.choose(observation, legal, theirs, state.variant)
+                envelope = state.observation(seat)  # the heuristic bot speaks protocol 2
+                assert anchor == heuristic.choose(envelope, legal, theirs, state.variant)
                 assert mine.random() == theirs.random()
                 compared += 1
     assert compared > 500
@@ -149,6 +150,6 @@ def test_a_search_answers_a_legal_decision() -> None:
     for state, seat, legal in walk_positions(2, False, 13)[5:60:6]:
         if len(legal) < 2:
             continue
-        observation = state.observe(seat)
+        observation = state.observation(seat)
         answers = search_twice(ismcts, observation, legal, state.variant, "take-that", 40)
         assert answers[0] in legal and answers[0] == answers[1]

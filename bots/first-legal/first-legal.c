@@ -1,6 +1,7 @@
 /*
- * first-legal: a protocol v1 bot that answers every decide with the first
- * element of "legal", copied byte for byte from the request.
+ * first-legal: a protocol 2 bot (version 1 alike: it reads only "type", "id" and
+ * "legal") that answers every decide with the first element of "legal", copied
+ * byte for byte from the request.
  *
  * It exists to measure what the protocol costs on top of a raw pipe echo: it
  * does no JSON decoding beyond walking the top level of each line (strings and

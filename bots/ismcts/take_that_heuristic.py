@@ -1,6 +1,6 @@
 """A Take That heuristic bot: twist when it can, make the next player take, take only when cheap.
 
-Protocol v1 over JSON lines; standard library only (it never imports arena).
+Protocol 2 over JSON lines; standard library only (it never imports arena).
 The policy is the pure function `choose`; `main` only speaks the protocol.
 
 How it judges a decision. Every decision except "take" leaves a row behind; the
@@ -73,15 +73,16 @@ class View:
     def __init__(self, obs: dict[str, Any], pro: bool) -> None:
         self.seat: int = obs["seat"]
         self.players: int = obs["players"]
-        self.hand: list[int] = obs["hand"]
-        self.row: list[int] = obs["row"]
-        self.draw_pile: int = obs["draw_pile"]
-        self.hand_sizes: list[int] = obs["hand_sizes"]
+        game = obs["game"]  # the game's own fields
+        self.hand: list[int] = game["hand"]
+        self.row: list[int] = game["row"]
+        self.draw_pile: int = game["draw_pile"]
+        self.hand_sizes: list[int] = game["hand_sizes"]
         self.pro = pro
         seen = set(self.hand) | set(self.row)
-        for pile in obs["plus"]:
+        for pile in game["plus"]:
             seen.update(pile)
-        for pile in obs["minus_seen"]:
+        for pile in game["minus_seen"]:
             seen.update(pile)
         self.unseen = [c for c in DECK if c not in seen]
         self.unseen_set = set(self.unseen)
@@ -172,7 +173,8 @@ def choose(
     """Pick one of `legal` for the seat whose `observation` is given.
 
     Args:
-        observation: the seat's Take That observation (protocol/games/take-that.md).
+        observation: the seat's Take That observation, protocol 2's envelope (the game's
+            own fields under `game`; protocol/games/take-that.md).
         legal: the legal decisions, as offered.
         rng: breaks ties between equally good decisions.
         variant: the match's variant from the start message (only `pro` is used).
@@ -213,7 +215,7 @@ def evaluate(view: View, decision: dict[str, Any]) -> float:
 
 
 def main() -> None:
-    """Speak protocol v1 on stdin/stdout until quit or end of input."""
+    """Speak protocol 2 on stdin/stdout until quit or end of input."""
     rng = random.Random(0)
     variant: dict[str, Any] = {}
     out = sys.stdout

@@ -1,4 +1,4 @@
-"""A heuristic Krumme10 bot speaking arena's bot protocol v1 (JSON lines); standard library only.
+"""A heuristic Krumme10 bot speaking arena's bot protocol 2 (JSON lines); standard library only.
 
 The policy `choose` values each offered decision by what it leads to once the
 display is settled, with a one-step look at the next player:
@@ -50,19 +50,20 @@ class View:
         self.obs = obs
         self.seat: int = obs["seat"]
         self.players: int = obs["players"]
-        self.target: int = obs["target"]
-        self.sum: int = obs["sum"]
-        self.teams: list[int] | None = obs["teams"]
+        game = obs["game"]  # the game's own fields
+        self.target: int = game["target"]
+        self.sum: int = game["sum"]
+        self.teams: list[int] | None = game["teams"]
         known = dict.fromkeys((kind(a, b) for a, b in PAIRS), 0)
-        cards: list[dict[str, Any]] = [e["card"] for e in obs["display"]]
-        cards += obs["to_take"] + obs["discard"]
-        for pile in obs["points"]:
+        cards: list[dict[str, Any]] = [e["card"] for e in game["display"]]
+        cards += game["to_take"] + game["discard"]
+        for pile in game["points"]:
             cards += pile
         for card in cards:
             if card["down"] is not None:
                 known[kind(card["top"], card["down"])] += 1
         self.remaining = {k: max(COPIES - v, 0) + 0.1 for k, v in known.items()}
-        self.hands: list[list[int]] = [[c["top"] for c in hand] for hand in obs["hands"]]
+        self.hands: list[list[int]] = [[c["top"] for c in hand] for hand in game["hands"]]
 
     def back_odds(self, top: int) -> list[tuple[int, float]]:
         """(down side, probability) for a card showing `top` whose back is unknown."""
@@ -175,7 +176,7 @@ def choose(obs: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random)
     view = View(obs)
     phase = obs["phase"]
     if phase == "take":
-        card = obs["to_take"][0]
+        card = obs["game"]["to_take"][0]
         back = view.flip_mean(card["top"]) if card["down"] is None else card["down"]
         return {"action": "take", "flip": back > card["top"]}
     if phase == "score":
@@ -198,7 +199,7 @@ def choose(obs: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random)
 
 
 def main() -> None:
-    """Speak protocol v1 on stdin/stdout until quit or end of input."""
+    """Speak protocol 2 on stdin/stdout until quit or end of input."""
     rng = random.Random(0)
     for line in sys.stdin:
         if not line.strip():

@@ -1,4 +1,4 @@
-"""A heuristic LEYLO bot speaking arena's bot protocol v1 (JSON lines); standard library only.
+"""A heuristic LEYLO bot speaking arena's bot protocol 2 (JSON lines); standard library only.
 
 The policy `choose` estimates the final points of its own grid: face-up cards
 at their value, face-down cards at the mean value of the cards nobody has seen,
@@ -38,23 +38,24 @@ class View:
         """Count every card the seat can see and derive the unseen pools."""
         self.obs = obs
         self.seat: int = obs["seat"]
-        self.values = {card: card_points(card, obs["action_card_value"]) for card in DECK}
+        self.game = game = obs["game"]  # the game's own fields
+        self.values = {card: card_points(card, game["action_card_value"]) for card in DECK}
         self.values["empty"] = 0.0
         # Line bonuses do not depend on the face-down estimate: share them between turns.
-        self.cache = _CACHES.setdefault((obs["action_card_value"], False), {})
-        self.complete_cache = _CACHES.setdefault((obs["action_card_value"], True), {})
+        self.cache = _CACHES.setdefault((game["action_card_value"], False), {})
+        self.complete_cache = _CACHES.setdefault((game["action_card_value"], True), {})
         seen: dict[str, int] = dict.fromkeys(DECK, 0)
-        for grid in obs["grids"]:
+        for grid in game["grids"]:
             for cell in grid:
                 if cell in seen:
                     seen[cell] += 1
-        for card in obs["discard"]:
+        for card in game["discard"]:
             seen[card] += 1
-        held = obs["holding"]
+        held = game["holding"]
         if held is not None and held["card"] in seen:
             seen[held["card"]] += 1
         unseen = {card: DECK[card] - seen[card] for card in DECK}
-        known = obs["draw_pile_known"]
+        known = game["draw_pile_known"]
         if known is None:
             self.hidden_pool = unseen
             self.pile_pool = unseen
@@ -68,7 +69,7 @@ class View:
         self.values["hidden"] = self.ev
         players = obs["players"]
         self.others = min(
-            self.rough(obs["grids"][s]) - 2.0 for s in range(players) if s != self.seat
+            self.rough(game["grids"][s]) - 2.0 for s in range(players) if s != self.seat
         )
 
     def mean(self, pool: dict[str, int]) -> float:
@@ -124,7 +125,7 @@ class View:
     def estimate(self, grid: list[str]) -> float:
         """Estimated final points of the own grid, with the tempo term and the ending risk."""
         hidden = grid.count("hidden")
-        if self.obs["ender"] is not None:
+        if self.game["ender"] is not None:
             return self.rough(grid)  # last turn of the round: only the points count
         if hidden == 0:
             exact = sum(self.values[c] for c in grid) - self.line_bonus(grid, complete_only=True)
@@ -141,7 +142,7 @@ class View:
         per_line = [self.line_bonus_of(key) for key in line_keys]
         bonus = sum(per_line)
         hidden = grid.count("hidden")
-        final_lap = self.obs["ender"] is not None
+        final_lap = self.game["ender"] is not None
 
         def estimate_after(cell: int, card: str) -> float:
             old = grid[cell]
@@ -204,9 +205,10 @@ def choose(
     if phase == "clear":
         return legal[0]  # clearing a line never costs points
     view = View(obs)
-    grid: list[str] = obs["grids"][obs["seat"]]
+    game = obs["game"]  # the game's own fields
+    grid: list[str] = game["grids"][obs["seat"]]
     if phase == "claim":
-        top = obs["discard"][-1]
+        top = game["discard"][-1]
         best, best_score = legal[-1], view.estimate(grid)
         for decision in legal[:-1]:
             after = list(grid)
@@ -229,7 +231,7 @@ def choose(
 
     scored: list[tuple[float, dict[str, Any]]] = []
     if phase == "place":
-        card = obs["holding"]["card"]
+        card = game["holding"]["card"]
         for decision in legal:
             if decision["action"] == "discard":
                 scored.append((reveals[decision["reveal"]], decision))
@@ -245,7 +247,7 @@ def choose(
                 after[a], after[b] = after[b], after[a]
                 scored.append((view.estimate(after) + 0.5, decision))
             elif decision["source"] == "discard":
-                scored.append((best_placement(obs["discard"][-1]), decision))
+                scored.append((best_placement(game["discard"][-1]), decision))
             else:
                 pool = view.pile_pool
                 total = sum(pool.values())
@@ -257,7 +259,7 @@ def choose(
 
 
 def main() -> None:
-    """Speak protocol v1 on stdin/stdout until quit or end of input."""
+    """Speak protocol 2 on stdin/stdout until quit or end of input."""
     rng = random.Random(0)
     for line in sys.stdin:
         if not line.strip():

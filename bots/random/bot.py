@@ -1,9 +1,10 @@
 """The random bot: any game, one uniformly random legal decision per request.
 
-Protocol v1 over JSON lines (see protocol/PROTOCOL.md). Standard library only,
-json included: arena's orjson (PROTOCOL.md, "Fast JSON for Python bots") would save
-some 4 us a decision but costs about 14 ms of CPU to import, which a bot started
-afresh for every match (`--fresh-processes`) pays every match.
+Protocol 2 over JSON lines (see protocol/PROTOCOL.md; it reads only the start's `seed`
+and a decide's `id` and `legal`, alike in version 1). Standard library only, json
+included: arena's orjson (PROTOCOL.md, "Fast JSON for Python bots") would save some
+4 us a decision but costs about 14 ms of CPU to import, which a bot started afresh
+for every match (`--fresh-processes`) pays every match.
 
 The generator is `random.Random(start["seed"])`, made anew at every start, so a
 match replays exactly from its seed. Unknown message types are ignored.

@@ -1,4 +1,4 @@
-"""A heuristic Twirkle bot speaking arena's bot protocol v1 (JSON lines); standard library only.
+"""A heuristic Twirkle bot speaking arena's bot protocol 2 (JSON lines); standard library only.
 
 The policy `choose` plans a whole placement before its first card: from the
 board and its hand in the observation it tries every sequence of cards that
@@ -95,9 +95,10 @@ class Planner:
 
     def __init__(self, obs: dict[str, Any]) -> None:
         """Read the board, the hand and the bag size from an observation."""
-        self.board: dict[Pos, Card] = {(c["x"], c["y"]): parse(c["card"]) for c in obs["board"]}
-        self.hand: list[Card] = [parse(n) for n in obs["hand"]]
-        self.bag = obs["bag"]
+        game = obs["game"]  # the game's own fields
+        self.board: dict[Pos, Card] = {(c["x"], c["y"]): parse(c["card"]) for c in game["board"]}
+        self.hand: list[Card] = [parse(n) for n in game["hand"]]
+        self.bag = game["bag"]
         seen: dict[Card, int] = {}
         for card in [*self.board.values(), *self.hand]:
             seen[card] = seen.get(card, 0) + 1
@@ -208,8 +209,8 @@ def choose(obs: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random)
     if phase == "shifting":
         return {"action": "end_turn"} if "end_turn" in actions else legal[0]
     if phase == "exchanging":
-        hand = [parse(n) for n in obs["hand"]]
-        selected = [parse(n) for n in obs["exchange_selected"]]
+        hand = [parse(n) for n in obs["game"]["hand"]]
+        selected = [parse(n) for n in obs["game"]["exchange_selected"]]
         wanted = exchange_set(hand + selected)
         for card in selected:
             if card in wanted:
@@ -220,7 +221,7 @@ def choose(obs: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random)
                 return {"action": "exchange", "card": name(card)}
         return {"action": "end_exchange"}
     planner = Planner(obs)
-    placed = [(c["x"], c["y"]) for c in obs["placed"]]
+    placed = [(c["x"], c["y"]) for c in obs["game"]["placed"]]
     scored: list[tuple[float, dict[str, Any]]] = []
     cells: dict[Card, list[Pos]] = {}
     for card, cell in planner.options(placed):
@@ -245,7 +246,7 @@ def choose(obs: dict[str, Any], legal: list[dict[str, Any]], rng: random.Random)
 
 
 def main() -> None:
-    """Speak protocol v1 on stdin/stdout until quit or end of input."""
+    """Speak protocol 2 on stdin/stdout until quit or end of input."""
     rng = random.Random(0)
     for line in sys.stdin:
         if not line.strip():

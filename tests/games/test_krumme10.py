@@ -583,7 +583,7 @@ def test_heuristic_bot_clearly_beats_random() -> None:
             while not game.is_over():
                 s = game.to_move()[0]
                 legal = game.legal(s)
-                pick = choose(game.observe(s), legal, rngs[s]) if s == seat else None
+                pick = choose(game.observation(s), legal, rngs[s]) if s == seat else None
                 assert pick is None or pick in legal
                 game.apply(s, pick if pick is not None else rngs[s].choice(legal))
             wins += game.outcome().ranks[seat] == 1
@@ -596,7 +596,7 @@ def test_heuristic_bot_speaks_the_protocol() -> None:
     legal = game.legal(0)
     lines = [
         {"type": "start", "seed": 1},
-        {"type": "decide", "id": 7, "observation": game.observe(0), "legal": legal},
+        {"type": "decide", "id": 7, "observation": game.observation(0), "legal": legal},
         {"type": "quit"},
     ]
     done = subprocess.run(

@@ -681,7 +681,7 @@ def test_heuristic_bot_clearly_beats_random() -> None:
                 for s in game.to_move():
                     legal = game.legal(s)
                     if s == seat:
-                        decisions[s] = choose(game.observe(s), legal, rngs[s])
+                        decisions[s] = choose(game.observation(s), legal, rngs[s])
                     else:
                         decisions[s] = rngs[s].choice(legal)
                 game.apply_joint(decisions)

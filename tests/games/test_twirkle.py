@@ -925,9 +925,8 @@ def test_heuristic_bot_beats_random() -> None:
             while not game.is_over():
                 s = game.to_move()[0]
                 legal = game.legal(s)
-                pick = (
-                    choose(game.observe(s), legal, rngs[s]) if s == seat else rngs[s].choice(legal)
-                )
+                view = game.observation(s)  # the heuristic bot speaks protocol 2
+                pick = choose(view, legal, rngs[s]) if s == seat else rngs[s].choice(legal)
                 game.apply(s, pick)
             games += 1
             wins += game.outcome().ranks[seat] == 1
@@ -945,8 +944,8 @@ def test_heuristic_bot_speaks_the_protocol_over_pipes() -> None:
     seat = game.current
     legal = game.legal(seat)
     messages = [
-        {"type": "start", "protocol": 1, "game": "twirkle", "seat": seat, "seed": 4},
-        {"type": "decide", "id": 1, "observation": game.observe(seat), "legal": legal},
+        {"type": "start", "protocol": 2, "game": "twirkle", "seat": seat, "seed": 4},
+        {"type": "decide", "id": 1, "observation": game.observation(seat), "legal": legal},
         {"type": "quit"},
     ]
     text = "".join(json.dumps(m) + "\n" for m in messages)
