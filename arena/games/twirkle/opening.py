@@ -50,8 +50,8 @@ So a deal of the hidden places that obeys the bound weighs w(t) = E[1 / (F + t +
 F the start player and the seen tie, B the number of gone ties (Poisson-binomial in
 the q's). `tie_acceptance` gives w(t) / w(0) <= 1 for every t: accepting a uniformly
 drawn deal that obeys the bound with that probability samples the posterior exactly,
-but for that independence (with 2 players and the other hand hidden and still dealt, F = 1 and B = 0: a tying
-hand is accepted half as often as one below the opening size).
+but for that independence (with 2 players and the other hand hidden and still dealt,
+F = 1 and B = 0: a tying hand is accepted half as often as one below the opening size).
 """
 
 from __future__ import annotations
