@@ -246,7 +246,8 @@ def test_a_sleeping_bot_is_charged_a_third_of_its_wall_time(tmp_path: Path) -> N
     events = [e for e in result.replay["events"] if e.get("seat") == 0 and "decision" in e]
     assert events and result.seats[0].status is SeatStatus.OK
     for event in events:  # asleep: a third of the wall time it did not spend waiting for a CPU
-        assert 60 / WALL_FACTOR * 0.95 <= event["charged_ms"] <= event["ms"] / WALL_FACTOR + 0.05
+        # (its first millisecond or so, before arena reads its clock, is charged in full)
+        assert 60 / WALL_FACTOR * 0.95 <= event["charged_ms"] <= event["ms"] / WALL_FACTOR + 1
 
 
 def test_without_cpu_accounting_wall_time_is_charged(
@@ -352,41 +353,8 @@ def test_time_a_bot_waited_for_a_cpu_is_left_out_of_its_wall_charge() -> None:
     asleep = Spent(wall=0.9, cpu=0.0, waited=0.0)  # it slept: a third of its wall time
     assert asleep.charged == pytest.approx(0.3)
     assert "800 ms of it waiting for a CPU" in starved.describe()
-
-
-@pytest.mark.skipif(not cgroup.status()[0], reason="needs a cgroup to count the bot's CPU")
-def test_a_bot_starved_of_cpu_by_the_machine_is_charged_its_cpu(tmp_path: Path) -> None:
-    """Two busy processes per core outside arena: the bot waits for a CPU most of each
-    answer, which is not charged (each answer costs its CPU, or a third of the rest of
-    its wall time): its answers cost well under a third of their wall time."""
-    import os
-    import statistics
-    import subprocess
-    import sys
-
-    think = "        t = time.process_time() + 0.01\n        while time.process_time() < t: pass\n"
-    seat = write_bot(tmp_path / "thinker", "thinker", think)
-    hogs = [
-        subprocess.Popen([sys.executable, "-c", "while True: pass"])
-        for _ in range(2 * len(os.sched_getaffinity(0)))
-    ]
-    try:
-        spec = MatchSpec(
-            match_id="starved",
-            game="take-that",
-            seed=2,
-            seats=(seat, bot_ref_for("polite")),
-            time_control=TimeControl.per(0.5),
-            keys=seeds.derive(b"clock" * 7, 2, "starved", 2),
-        )
-        result = run_match(spec)
-    finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
-    events = [e for e in result.replay["events"] if e.get("seat") == 0 and "decision" in e]
-    assert result.seats[0].status is SeatStatus.OK, result.seats[0].detail
-    assert all(e["charged_ms"] >= 9 for e in events)  # its CPU is always charged
-    slowed = [e for e in events if e["ms"] > 45]  # where the machine held it up
-    assert len(slowed) >= 5, "the hogs did not slow the bot: nothing to show"
-    assert statistics.median(e["charged_ms"] / (e["ms"] / WALL_FACTOR) for e in slowed) < 0.9
+    # the wait before the clock's first reading is charged in full, the rest as always
+    headed = Spent(wall=0.9, cpu=0.1, head=0.001)
+    assert headed.charged == pytest.approx(0.001 + 0.899 / WALL_FACTOR)
+    late = Spent(wall=0.9, cpu=0.1, head=0.031)  # arena woke 30 ms late: a third of that
+    assert late.charged == pytest.approx(0.001 + 0.030 / WALL_FACTOR + 0.869 / WALL_FACTOR)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.protocol.clock import WALL_FACTOR, Spent
+from arena.protocol.clock import HEAD_S, WALL_FACTOR, Spent
 from arena.protocol.errors import BotCrashed, BotError, BotProtocolError, BotTimeout
 from arena.protocol.messages import PROTOCOL_VERSION, text_of
 from arena.protocol.session import Session
@@ -85,8 +85,6 @@ class ProcessTransport:
         self.last_spent = Spent(0.0, None)
         #: The bot's CPU clock at the end of its last answer that read it (None: none yet).
         self._cpu_mark: float | None = None
-        #: Whether the last answer was slow (not there at the first read).
-        self._slow = False
         #: Longest line the bot may send (MAX_LINE_BYTES; MAX_LINE_BYTES_V2 for version 2).
         self.max_line = MAX_LINE_BYTES
 
@@ -223,10 +221,6 @@ class ProcessTransport:
         time is charged); anything else goes to `_write_all` and `_read_charged`, which
         handle it in full, with the bytes already read put back first.
         """
-        # A bot whose last answer was slow is likely slow again: its CPU clock is read
-        # before the request, so that none of its work goes uncounted; an instant bot's
-        # decisions (the fast path) read nothing.
-        cpu_before = self._cpu_seconds() if self._slow else None
         began = time.monotonic()
         limit = deadline - began
         try:
@@ -246,13 +240,12 @@ class ProcessTransport:
                     raise BotProtocolError("wrote more than the output allowed per match")
                 if chunk.find(b"\n") == len(chunk) - 1 and not chunk.isspace():  # one line
                     line = self.last_line = chunk[:-1]
-                    self._slow = False
                     self.last_spent = spent = Spent(time.monotonic() - began, None)
                     if spent.wall > limit:  # arena itself was held up, or the bot computed
                         self._late_first_read(spent, limit)
                     return line
                 self._buffer += chunk
-        return self._read_charged(data, written, began, limit, cpu_before)
+        return self._read_charged(data, written, began, limit)
 
     def _late_first_read(self, spent: Spent, limit: float) -> None:
         """An answer that was there at the first read, but longer after the request than
@@ -267,25 +260,37 @@ class ProcessTransport:
             what = self.last_spent.describe()
             raise BotTimeout(f"no answer within its time: {what} of {limit * 1000:.0f} ms")
 
-    def _read_charged(
-        self, data: bytes, written: int, began: float, limit: float, cpu_before: float | None
-    ) -> bytes:
-        """The rest of `exchange` when the answer was not there at once: the bot's CPU
-        clock (and its main process's run delay) is read now (from here on the bot's time
-        is counted), then whenever the wall time says the answer could be over its limit,
-        and once the answer is in."""
-        self._slow = True
-        watch = _Watch(began, limit, self._cpu_seconds, self._run_delay, cpu_before)
+    def _read_charged(self, data: bytes, written: int, began: float, limit: float) -> bytes:
+        """The rest of `exchange` when the answer was not there at once.
+
+        The first wait (up to HEAD_S) reads no clock: an answer in by then is charged its
+        wall time, as on the fast path. After it, the bot's CPU clock and its main
+        process's run delay are read (from then on its time is counted as CPU, or a third
+        of the wall time it did not wait for a CPU), then whenever the wall time says the
+        answer could be over its limit, and once the answer is in; the wait before the
+        first reading is charged in full (`Spent.head`), so no work goes uncounted.
+        """
         if written != len(data):
-            self._write_all(memoryview(data)[written:], began + watch.ceiling)
+            self._write_all(memoryview(data)[written:], began + limit * WALL_FACTOR)
         self.last_line = b""
         if not self._buffer and _READ_FIRST:
-            chunk = self._first_chunk(watch.next_check())
+            chunk = self._first_chunk(min(began + HEAD_S, began + limit))
             if chunk:
                 self._stdout_bytes += len(chunk)
                 if self._stdout_bytes > MAX_STDOUT_BYTES_PER_MATCH:
                     raise BotProtocolError("wrote more than the output allowed per match")
+                if chunk.find(b"\n") == len(chunk) - 1 and not chunk.isspace():  # one line
+                    line = self.last_line = chunk[:-1]
+                    wall = time.monotonic() - began
+                    counted = self.sandbox is not None and self.sandbox.counts_cpu
+                    self.last_spent = spent = (
+                        Spent(wall, 0.0, head=wall) if counted else Spent(wall, None)
+                    )
+                    if spent.charged > limit:
+                        self._late_first_read(spent, limit)
+                    return line
                 self._buffer += chunk
+        watch = _Watch(began, limit, self._cpu_seconds, self._run_delay)
         while True:
             try:
                 line = self.read_line(watch.next_check())
@@ -429,13 +434,11 @@ class _Watch:
     CPU accounting is over at its wall limit.
     """
 
-    def __init__(
-        self, began: float, limit: float, cpu: Any, delay: Any, cpu_at: float | None = None
-    ):
+    def __init__(self, began: float, limit: float, cpu: Any, delay: Any):
         self.began, self.limit, self._cpu, self._delay = began, limit, cpu, delay
-        #: The CPU clock when the answer's counting began: read before the request (a bot
-        #: that was slow last time), else now.
-        self.cpu_at: float | None = cpu_at if cpu_at is not None else cpu()
+        #: The CPU clock when its counting began, and how long after the request that was.
+        self.cpu_at: float | None = cpu()
+        self.head = time.monotonic() - began
         self.delay_at: float | None = delay() if self.cpu_at is not None else None
         #: The CPU clock at the last look (`spent`).
         self.cpu_now = self.cpu_at
@@ -459,7 +462,8 @@ class _Watch:
             return Spent(wall, None)
         delay = self._delay() if self.delay_at is not None else None
         waited = 0.0 if delay is None or self.delay_at is None else max(0.0, delay - self.delay_at)
-        return Spent(wall, max(0.0, now - self.cpu_at), min(waited, wall))
+        head = self.head
+        return Spent(wall, max(0.0, now - self.cpu_at), min(waited, wall - head), head)
 
     def over(self) -> bool:
         """Look at the clock: True when the answer has used its limit, else when to look next."""

@@ -16,6 +16,9 @@ charge; the run delay is left out of the wall part for the same reason, so that 
 starved of CPU by the machine is charged its CPU alone. The wall part means that a bot
 that sleeps or blocks still cannot stall a match: it is charged a third of the time it
 sleeps, so it loses on time at the latest after three times its limit.
+Arena reads no clock before it has waited a millisecond (`HEAD_S`): that first
+millisecond is charged in full, and whatever arena itself was late past it (its own
+wait for a CPU) a third, as time the bot may have slept (`Spent.head`).
 Where the machine gives no CPU accounting for the bot (no cgroup), the charge is the
 wall time, and `arena doctor` and the start of a run say so.
 
@@ -39,6 +42,8 @@ from arena import ArenaError
 
 #: An answer is charged at least its wall time divided by this (see the module's text).
 WALL_FACTOR = 3.0
+#: How long arena first waits for an answer without reading the bot's CPU clock.
+HEAD_S = 0.001
 #: Bounds of every duration of a time control, in seconds.
 LONGEST_S = 3600.0
 SHORTEST_S = 0.001
@@ -152,17 +157,27 @@ class Spent:
     cpu: float | None
     #: Seconds of it the bot's main process was ready to run but waited for a CPU.
     waited: float = 0.0
+    #: Seconds from the request to the first reading of the bot's CPU clock, charged in
+    #: full (arena reads no clock for an answer that comes at once); `cpu` and `waited`
+    #: count from then.
+    head: float = 0.0
 
     @property
     def charged(self) -> float:
-        """What the answer costs the seat (`charge`)."""
-        return charge(self.wall, self.cpu, self.waited)
+        """What the answer costs the seat: its `head` (the first HEAD_S in full, beyond
+        it a third), then `charge` of the rest."""
+        head = self.head
+        if head:
+            head = min(head, HEAD_S) + max(0.0, head - HEAD_S) / WALL_FACTOR
+        return head + charge(self.wall - self.head, self.cpu, self.waited)
 
     def describe(self) -> str:
         """For a timeout's detail: ``charged 1020 ms (CPU 1010 ms, wall 1050 ms)``."""
         if self.cpu is None:
             return f"charged {self.wall * 1000:.0f} ms of wall time (no CPU accounting)"
         waited = f", {self.waited * 1000:.0f} ms of it waiting for a CPU" if self.waited else ""
+        if self.head:
+            waited += f", the first {self.head * 1000:.1f} ms in full"
         return (
             f"charged {self.charged * 1000:.0f} ms "
             f"(CPU {self.cpu * 1000:.0f} ms, wall {self.wall * 1000:.0f} ms{waited})"

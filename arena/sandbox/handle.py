@@ -110,6 +110,11 @@ class Sandboxed:
             return 0.0
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    @property
+    def counts_cpu(self) -> bool:
+        """Whether the bot's CPU time is counted here (its cgroup has CPU accounting)."""
+        return self._cgroup is not None and self._cgroup.cpu_usage is not None
+
     def run_delay_seconds(self) -> float | None:
         """How long the threads of the bot's main process have waited, ready to run, for a
         CPU so far (the kernel's run delay: /proc/PID/task/*/schedstat, its second field);
