@@ -82,7 +82,8 @@ class ProcessTransport:
         #: When the process was started.
         self.spawned_at = 0.0
         #: What the last answer cost (`exchange`).
-        self.last_spent = Spent(0.0, None)
+        self._spent: Spent | None = Spent(0.0, None)
+        self._fast_wall = 0.0
         #: The bot's CPU clock at the end of its last answer that read it (None: none yet).
         self._cpu_mark: float | None = None
         #: Longest line the bot may send (MAX_LINE_BYTES; MAX_LINE_BYTES_V2 for version 2).
@@ -240,12 +241,19 @@ class ProcessTransport:
                     raise BotProtocolError("wrote more than the output allowed per match")
                 if chunk.find(b"\n") == len(chunk) - 1 and not chunk.isspace():  # one line
                     line = self.last_line = chunk[:-1]
-                    self.last_spent = spent = Spent(time.monotonic() - began, None)
-                    if spent.wall > limit:  # arena itself was held up, or the bot computed
-                        self._late_first_read(spent, limit)
+                    wall = self._fast_wall = time.monotonic() - began
+                    self._spent = None  # made when asked for (`last_spent`): no allocation here
+                    if wall > limit:  # arena itself was held up, or the bot computed
+                        self._late_first_read(Spent(wall, None), limit)
                     return line
                 self._buffer += chunk
         return self._read_charged(data, written, began, limit)
+
+    @property
+    def last_spent(self) -> Spent:
+        """What the last answer of `exchange` cost (arena.protocol.clock.Spent)."""
+        spent = self._spent
+        return spent if spent is not None else Spent(self._fast_wall, None)
 
     def _late_first_read(self, spent: Spent, limit: float) -> None:
         """An answer that was there at the first read, but longer after the request than
@@ -255,9 +263,9 @@ class ProcessTransport:
         now = self._cpu_seconds()
         cpu = None if now is None or self._cpu_mark is None else max(0.0, now - self._cpu_mark)
         self._cpu_mark = now
-        self.last_spent = Spent(spent.wall, cpu)
-        if self.last_spent.charged > limit:
-            what = self.last_spent.describe()
+        self._spent = Spent(spent.wall, cpu)
+        if self._spent.charged > limit:
+            what = self._spent.describe()
             raise BotTimeout(f"no answer within its time: {what} of {limit * 1000:.0f} ms")
 
     def _read_charged(self, data: bytes, written: int, began: float, limit: float) -> bytes:
@@ -283,7 +291,7 @@ class ProcessTransport:
                     line = self.last_line = chunk[:-1]
                     wall = time.monotonic() - began
                     counted = self.sandbox is not None and self.sandbox.counts_cpu
-                    self.last_spent = spent = (
+                    self._spent = spent = (
                         Spent(wall, 0.0, head=wall) if counted else Spent(wall, None)
                     )
                     if spent.charged > limit:
@@ -298,10 +306,10 @@ class ProcessTransport:
             except BotTimeout:
                 if watch.over():
                     raise BotTimeout(watch.verdict()) from None
-        self.last_spent = watch.spent()
+        self._spent = watch.spent()
         self._cpu_mark = watch.cpu_now
-        if self.last_spent.charged > limit:
-            raise BotTimeout(watch.verdict(self.last_spent))
+        if self._spent.charged > limit:
+            raise BotTimeout(watch.verdict(self._spent))
         return line
 
     def _cpu_seconds(self) -> float | None:

@@ -27,8 +27,10 @@ class Transport(Protocol):
     #: The last line read (a too-long one cut short), b"" when none is meant: what
     #: `arena bot check` shows of the line that broke the protocol.
     last_line: bytes
-    #: What the last answer of `exchange` cost (arena.protocol.clock.Spent).
-    last_spent: Spent
+
+    @property
+    def last_spent(self) -> Spent:
+        """What the last answer of `exchange` cost (arena.protocol.clock.Spent)."""
 
     def new_match(self) -> None:
         """Start a match's accounts afresh (output budget, stderr tail, unread output)."""
