@@ -84,6 +84,7 @@ class ProcessTransport:
         #: What the last answer cost (`exchange`).
         self._spent: Spent | None = Spent(0.0, None)
         self._fast_wall = 0.0
+        self._fast_head = False
         #: The bot's CPU clock at the end of its last answer that read it (None: none yet).
         self._cpu_mark: float | None = None
         #: Longest line the bot may send (MAX_LINE_BYTES; MAX_LINE_BYTES_V2 for version 2).
@@ -243,6 +244,7 @@ class ProcessTransport:
                     line = self.last_line = chunk[:-1]
                     wall = self._fast_wall = time.monotonic() - began
                     self._spent = None  # made when asked for (`last_spent`): no allocation here
+                    self._fast_head = False
                     if wall > limit:  # arena itself was held up, or the bot computed
                         self._late_first_read(Spent(wall, None), limit)
                     return line
@@ -253,7 +255,12 @@ class ProcessTransport:
     def last_spent(self) -> Spent:
         """What the last answer of `exchange` cost (arena.protocol.clock.Spent)."""
         spent = self._spent
-        return spent if spent is not None else Spent(self._fast_wall, None)
+        if spent is not None:
+            return spent
+        wall = self._fast_wall
+        if self._fast_head and self.sandbox is not None and self.sandbox.counts_cpu:
+            return Spent(wall, 0.0, head=wall)  # found by the first wait: charged as a head
+        return Spent(wall, None)
 
     def _late_first_read(self, spent: Spent, limit: float) -> None:
         """An answer that was there at the first read, but longer after the request than
@@ -276,7 +283,7 @@ class ProcessTransport:
         process's run delay are read (from then on its time is counted as CPU, or a third
         of the wall time it did not wait for a CPU), then whenever the wall time says the
         answer could be over its limit, and once the answer is in; the wait before the
-        first reading is charged in full (`Spent.head`), so no work goes uncounted.
+        first reading is charged as a head (`Spent.head`: its first HEAD_S in full).
         """
         if written != len(data):
             self._write_all(memoryview(data)[written:], began + limit * WALL_FACTOR)
@@ -289,13 +296,11 @@ class ProcessTransport:
                     raise BotProtocolError("wrote more than the output allowed per match")
                 if chunk.find(b"\n") == len(chunk) - 1 and not chunk.isspace():  # one line
                     line = self.last_line = chunk[:-1]
-                    wall = time.monotonic() - began
-                    counted = self.sandbox is not None and self.sandbox.counts_cpu
-                    self._spent = spent = (
-                        Spent(wall, 0.0, head=wall) if counted else Spent(wall, None)
-                    )
-                    if spent.charged > limit:
-                        self._late_first_read(spent, limit)
+                    wall = self._fast_wall = time.monotonic() - began
+                    self._spent = None  # made when asked for (`last_spent`), as a head
+                    self._fast_head = True
+                    if wall > limit and self.last_spent.charged > limit:
+                        self._late_first_read(self.last_spent, limit)
                     return line
                 self._buffer += chunk
         watch = _Watch(began, limit, self._cpu_seconds, self._run_delay)
