@@ -73,8 +73,11 @@ def play(args: tuple[int, int, int]) -> Counter[tuple[int, int, bool]]:
     while not game.is_over():
         joint = {}
         for s in game.to_move():
-            obs = game.observe(s)
-            decision = (bot if s == seat else heuristic)(obs, game.legal(s), rngs[s])
+            obs = game.observe(s)  # what this script reads: version 1's shape
+            # the bots speak protocol 2: they are shown the envelope
+            decision = (bot if s == seat else heuristic)(
+                game.observation(s), game.legal(s), rngs[s]
+            )
             if s == seat and obs["phase"] == "turn" and obs["ender"] is None:
                 grid = obs["grids"][s]
                 race = bucket(min(obs["face_down"]), plan.RACE_LIMITS)

@@ -84,8 +84,10 @@ def test_without_the_pools_memory_a_process_would_meet_a_deal_again(
 ) -> None:
     real = BotPool.acquire
 
-    def forgetful(self: BotPool, *args: object, deal: int | None = None) -> object:
-        return real(self, *args)  # type: ignore[arg-type]
+    def forgetful(
+        self: BotPool, *args: object, deal: int | None = None, **others: object
+    ) -> object:
+        return real(self, *args, **others)  # type: ignore[arg-type]
 
     monkeypatch.setattr(BotPool, "acquire", forgetful)
     met = play(tmp_path, workers=1)
