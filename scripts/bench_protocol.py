@@ -72,6 +72,7 @@ sys.path.insert(0, str(ROOT))
 from arena.games import all_games  # noqa: E402
 from arena.players.process import BotProcess  # noqa: E402
 from arena.protocol import messages  # noqa: E402
+from arena.protocol.clock import SeatClock, TimeControl  # noqa: E402
 from arena.sandbox.handle import Sandboxed  # noqa: E402
 from arena.sandbox.limits import Limits  # noqa: E402
 from arena.sandbox.start import launch  # noqa: E402
@@ -115,7 +116,8 @@ print(sys.executable, sys.version.split()[0], file=sys.stderr)
 
 
 def sample_request() -> dict[str, object]:
-    """A real Take That decide request from the middle of a game."""
+    """A real Take That decide request from the middle of a game, in protocol 2's shape
+    (the envelope and the clock), which the bundled bots speak."""
     game_cls = next(g for g in all_games() if g.spec.id == "take-that")
     game = game_cls.new(3, 42)
     rng = random.Random(1)
@@ -123,7 +125,8 @@ def sample_request() -> dict[str, object]:
         seat = game.to_move()[0]
         game.apply(seat, rng.choice(game.legal(seat)))
     seat = game.to_move()[0]
-    return messages.decide_message(1, game.observe(seat), game.legal(seat), 1000)
+    clock = SeatClock(TimeControl.per(1.0)).request()
+    return messages.decide_message(1, game.observation(seat), game.legal(seat), 1000, clock)
 
 
 # ----- processes, affinity and CPU time from /proc ------------------------------------
@@ -241,7 +244,7 @@ def _echo_trips(
 def started(bot_name: str) -> BotProcess:
     """A bundled bot's process, past `ready` (so past the sandbox shell's exec)."""
     manifest = find_bot(bot_name)
-    bot = BotProcess(bot_name, prepare(manifest), manifest.folder)
+    bot = BotProcess(bot_name, prepare(manifest), manifest.folder, protocol=manifest.protocol)
     bot.spawn()
     start = messages.start_message(
         match="bench",
@@ -252,6 +255,8 @@ def started(bot_name: str) -> BotProcess:
         seat=0,
         seed=1,
         decision_timeout_ms=1000,
+        protocol=manifest.protocol,
+        time_control={**TimeControl.per(1.0).message(), "startup_ms": 10_000},
     )
     bot.start_match(start, time.monotonic() + 10)
     return bot
