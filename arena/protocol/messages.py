@@ -23,7 +23,7 @@ from arena.games.base import Decision
 PROTOCOL_VERSIONS = (1, 2)
 #: The version of a bot that declares none.
 PROTOCOL_VERSION = 1
-#: The version the starter kits and bundled bots speak, and `arena bot new` writes.
+#: The version the starter kits and bundled bots speak, and `arena init --kit` writes.
 LATEST_PROTOCOL = 2
 #: Most of a version-2 decision's `debug` text kept, per decision and per match (UTF-8
 #: bytes); beyond, it is cut with a marker (`debug_text`), never a forfeit.
