@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import functools
 import json
-import multiprocessing
 import os
 import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from distributed import Client, LocalCluster
@@ -419,38 +417,3 @@ def test_no_dask_worker_process_meets_a_deal_twice(tmp_path: Path, client: Clien
     executor.shutdown()
     assert store.match_counts(tid) == (24, 24)
     test_deal_memory.check(test_deal_memory.deals_by_process(results))
-
-
-def _pin_and_report(queue: Any, done: Any) -> None:
-    core = dask_executor.pin_to_free_core()
-    queue.put((core, sorted(os.sched_getaffinity(0))))
-    done.wait(30)
-
-
-def test_workers_pin_themselves_to_cores_no_other_worker_holds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """One more worker process than cores: each core is held by one, the last is left
-    unpinned (CorePin, as on a host with `dask worker --nworkers N --nthreads 1`)."""
-    monkeypatch.setattr(dask_executor.uids, "runtime_dir", lambda: tmp_path)
-    monkeypatch.setattr(dask_executor, "_CORE_LOCK", -1)  # whatever this process holds
-    cores = sorted(os.sched_getaffinity(0))
-    context = multiprocessing.get_context("fork")
-    queue, done = context.Queue(), context.Event()
-    workers = [
-        context.Process(target=_pin_and_report, args=(queue, done)) for _ in range(len(cores) + 1)
-    ]
-    for worker in workers:
-        worker.start()
-    try:
-        reports_ = [queue.get(timeout=30) for _ in workers]
-    finally:
-        done.set()
-        for worker in workers:
-            worker.join(30)
-    pinned = sorted(core for core, _ in reports_ if core is not None)
-    assert pinned == cores  # every core held once
-    assert sorted(affinity for core, affinity in reports_ if core is not None) == [
-        [c] for c in cores
-    ]
-    assert [affinity for core, affinity in reports_ if core is None] == [cores]  # left free

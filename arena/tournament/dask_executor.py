@@ -38,8 +38,6 @@ same sandbox applies).
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import gc
 import logging
 import os
@@ -61,9 +59,8 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from arena.match.run import BotRef, MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
-from arena.sandbox import uids
 from arena.status import MatchStatus
-from arena.tournament import bundles
+from arena.tournament import bundles, cores
 from arena.tournament.execution import RERUNS, ExecutorLost, platform_error
 
 LOG = logging.getLogger("arena.tournament.dask")
@@ -114,34 +111,7 @@ class CorePin(WorkerPlugin):
         # A worker inside the coordinator's process (LocalCluster(processes=False))
         # would pin the coordinator, and every worker thread of it, to one core.
         if worker.state.nthreads == 1 and os.getpid() != self.coordinator:
-            pin_to_free_core()
-
-
-#: The lock file of the core this process holds (kept open for the process's life).
-_CORE_LOCK: int = -1
-
-
-def pin_to_free_core() -> int | None:
-    """Pin every thread of this process to the first core no other process holds; the core."""
-    global _CORE_LOCK
-    if _CORE_LOCK >= 0 or not hasattr(os, "sched_setaffinity"):
-        return None
-    folder = uids.runtime_dir()
-    for core in sorted(os.sched_getaffinity(0)):
-        fd = os.open(folder / f"core-{core}.lock", os.O_CREAT | os.O_RDWR, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue
-        _CORE_LOCK = fd
-        for task in os.listdir(
-            "/proc/self/task"
-        ):  # every thread: the calling one alone is not enough
-            with contextlib.suppress(OSError):
-                os.sched_setaffinity(int(task), {core})
-        return core
-    return None
+            cores.pin_to_free_core()
 
 
 #: The worker process's bot pool, shared by its task threads (BotPool is thread-safe:

@@ -25,6 +25,7 @@ from typing import Any
 
 from arena.match.run import MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
+from arena.tournament import cores
 from arena.tournament.config import LOCAL, ConfigError, check_name, dask_address
 from arena.tournament.execution import RERUNS, Executor, platform_error
 
@@ -34,7 +35,7 @@ LOG = logging.getLogger("arena.tournament")
 def open_executor(name: str, workers: int, *, reuse: bool = True, pin: bool = True) -> Executor:
     """The executor a name stands for; `workers` only sizes the local pool."""
     if check_name(name) == LOCAL:
-        return InProcess(reuse) if workers == 1 else Processes(workers, reuse, pin)
+        return InProcess(reuse, pin) if workers == 1 else Processes(workers, reuse, pin)
     try:
         from arena.tournament.dask_executor import DaskExecutor  # optional dependency
     except ImportError as error:
@@ -58,12 +59,19 @@ class _Lazy:
 
 
 class InProcess:
-    """One worker: matches run in this process, in order, reusing bot processes."""
+    """One worker: matches run in this process, in order, reusing bot processes.
+
+    With `pin`, this process and the bots it starts share one free core while the
+    executor is open (arena.tournament.cores): the coordinator is the worker here.
+    Its results may wait `hold_seconds` to be recorded several to a transaction
+    (arena.tournament.runner.MAX_BATCH): recording is this thread's work too."""
 
     slots = 1
+    hold_seconds = 0.25
 
-    def __init__(self, reuse: bool):
+    def __init__(self, reuse: bool, pin: bool = False):
         self.pool = BotPool(reuse=reuse, prestart=True)
+        self._pinned = pin and cores.pin_to_free_core() is not None
 
     def submit(self, spec: MatchSpec) -> _Lazy:
         """The match runs when its result is asked for."""
@@ -72,6 +80,9 @@ class InProcess:
     def shutdown(self, now: bool = False) -> None:
         """Close the idle bot processes (a match in progress ran in the caller's thread)."""
         self.pool.close()
+        if self._pinned:
+            cores.release()
+            self._pinned = False
 
 
 # ----- local: a process pool ----------------------------------------------------
@@ -89,19 +100,16 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker_init(reuse: bool, pin: bool, counter: Any, started_fd: int) -> None:
-    """Per-worker set-up: its bot pool, and optionally one core for it and its bots."""
+def _worker_init(reuse: bool, pin: bool, started_fd: int) -> None:
+    """Per-worker set-up: its bot pool, and optionally a free core for it and its bots
+    (held until the worker ends)."""
     global _WORKER_POOL, _STARTED_FD
     _STARTED_FD = started_fd
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
+    if pin:  # before the pool starts a thread or a bot: they inherit the core
+        cores.pin_to_free_core()
     _WORKER_POOL = BotPool(reuse=reuse, prestart=True)
-    if pin and hasattr(os, "sched_setaffinity"):
-        with counter.get_lock():
-            index = counter.value
-            counter.value += 1
-        cores = sorted(os.sched_getaffinity(0))
-        os.sched_setaffinity(0, {cores[index % len(cores)]})
 
 
 def _worker_run(spec: MatchSpec) -> MatchResult:
@@ -153,12 +161,11 @@ class Processes:
 
     def _new_pool(self) -> cf.ProcessPoolExecutor:
         context = multiprocessing.get_context("fork")
-        counter = context.Value("i", 0)
         return cf.ProcessPoolExecutor(
             max_workers=self.slots,
             mp_context=context,
             initializer=_worker_init,
-            initargs=(self._reuse, self._pin, counter, self._started_w),
+            initargs=(self._reuse, self._pin, self._started_w),
         )
 
     def starts_of(self, match_id: str) -> int:
