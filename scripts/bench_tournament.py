@@ -1,23 +1,39 @@
-"""Benchmark: tournament throughput with 1 and 2 workers, process reuse vs fresh processes,
-CPU pinning, the share of time spent outside the bots, and the rating + database cost.
+"""Benchmark: tournament throughput per game beside the decisions' round-trip floor, and
+the local pool's set-ups (1 and 2 workers, process reuse, pinning, the database cost).
 
-Run: .venv/bin/python scripts/bench_tournament.py [--game take-that] [--rounds 40] [--repeat 3]
-     [--fresh-against DIR]
+Run: .venv/bin/python scripts/bench_tournament.py [--games take-that,leylo] [--repeat 3]
+     [--matches 60] [--pairs python,c] [--trips 2000]
+     .venv/bin/python scripts/bench_tournament.py --pool-table [--game take-that] [--rounds 40]
+     [--repeat 3] [--fresh-against DIR]
 
-Every figure comes from this one run, each tournament on a fresh temporary arena home
-(SQLite). What is timed: `runner.run` of the whole round robin on a local process pool
-of 1 or 2 worker processes (the same executor class for both, started and shut down
-inside the timed span: pool start-up, every match, recording), wall clock and CPU
-time (this process and every process it waited for: workers, bots). The set-ups take
-turns round by round (--repeat rounds), so that the load of a shared machine falls on
-all of them alike; each figure is the median, with min..max, over the rounds.
+Default report: for every game, at 2 and at its most players, for a Python pair (copies
+of bots/random) and a C pair (copies of bots/first-legal, all seats the same bot, each
+copy under a name of its own): a real round robin (`runner.run`, the bots sandboxed as
+in every tournament, processes reused, fresh SQLite home) on 1 worker (`InProcess`, the
+coordinator playing, pinned as `arena tournament run --workers 1` pins) and on 2 pinned
+worker processes (`Processes`). What is timed: from the result a third of the way
+through the run to the last, so that the bots' builds and process starts are left out
+(a process never meets a deal twice, so a worker starts one per bot and seat rotation
+in its first deals); every match in between, its recording, rating and replay are in:
+wall clock and CPU time (this process, the workers and the bots). Per decision: that
+span over the decisions of the matches recorded in it.
 
-"bot wait" is the share of the matches' time that the worker spent waiting for a
-bot's answer: the bot's thinking *and* the pipe round trip (arena's write, the
-wake-ups, its read); it is not the bots' own CPU. The last line, one match recorded
-per transaction, is what a run pays when it waits for every result; a coordinator
-fed faster records several per transaction (scripts/bench_coordinator.py).
+Beside it, measured in the same round: the floor. "round trip" is one decision of that
+game through arena on one core: the decide requests of one real match of that game
+and player count are recorded, then a fresh process of the same bot, in its sandbox,
+pinned with this thread to one core, answers them (cycled, new ids) through
+BotProcess.decide + find_legal, exactly the runner's protocol work; the mean wall time
+of a trip. "referee" is the referee's CPU per decision (legal, the protocol-2
+observation, apply) playing the same game in-process with the pair's policy (random
+choice, or the first legal). The goal is wall per decision <= 2 x round trip +
+referee; shown as the ratio to that bound (<= 1.00 is met), and 2 workers' matches/s
+over 1 worker's. Subjects take turns round by round, each figure is the
+median (min..max) over the rounds (--repeat).
 
+--pool-table: the older table (1 and 2 workers, reuse vs fresh processes, pinned or
+not) for one game; "bot wait" there is the share of the matches' time the worker spent
+waiting for a bot's answer (the bot's thinking and the pipe round trip). Its last line,
+one match recorded per transaction, is what a run pays when it waits for every result.
 `--fresh-against DIR` measures only 1 worker with fresh processes, here and in DIR
 (another checkout of arena, e.g. `git worktree add DIR COMMIT`, with bots/first-legal
 built), each tournament in a child process run from its own tree by this script's own
@@ -27,30 +43,44 @@ code, the two trees taking turns round by round; it prints the per-round ratio.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
+import os
+import random
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Where arena and the bots are imported from: `--tree DIR` (a child run of
 #: --fresh-against) takes them from another checkout.
 TREE = Path(sys.argv[sys.argv.index("--tree") + 1]) if "--tree" in sys.argv[:-1] else ROOT
 sys.path.insert(0, str(TREE))
+sys.path.insert(1, str(Path(__file__).resolve().parent))  # bench_protocol, beside it
 
-from arena.games import load_game  # noqa: E402
+from arena.games import all_games, load_game  # noqa: E402
+from arena.players.process import BotProcess  # noqa: E402
+from arena.protocol import messages  # noqa: E402
+from arena.protocol.clock import TimeControl  # noqa: E402
 from arena.results import rating  # noqa: E402
 from arena.status import MatchStatus, SeatStatus  # noqa: E402
 from arena.store import MatchRecord, SeatRecord, Skill, Store  # noqa: E402
 from arena.store.models import Match, Tournament  # noqa: E402
-from arena.submissions.manifest import find_bot  # noqa: E402
+from arena.submissions.manifest import find_bot, load_manifest, prepare  # noqa: E402
 from arena.tournament import executors, runner  # noqa: E402
 from arena.tournament.config import TournamentConfig  # noqa: E402
+from arena.tournament.execution import Executor  # noqa: E402
 
 
 def cpu_seconds() -> float:
@@ -137,6 +167,245 @@ def record_cost(n: int = 500) -> float:
     return took / n * 1000
 
 
+# ----- per game: a real round robin beside its round-trip floor ---------------------
+#: A pair's bundled bot: every seat plays a copy of it.
+PAIRS = {"python": "random", "c": "first-legal"}
+
+
+def tree_cpu() -> float:
+    """CPU seconds of this process, of the descendants it has waited for, and of every
+    living descendant (bots, workers) so far: the difference of two readings is what
+    all of them spent in between, whether or not a bot was reaped in between."""
+    from bench_protocol import cpu_ns, process_tree
+
+    living = 0
+    for pid in process_tree(os.getpid())[1:]:
+        with contextlib.suppress(OSError):  # it ended meanwhile: counted once reaped
+            living += cpu_ns(pid)
+    return cpu_seconds() + living / 1e9
+
+
+def copies(bot: str, count: int, into: Path) -> tuple[str, ...]:
+    """`count` copies of a bundled bot, named `<bot>-1`.. (a tournament lists a bot once)."""
+    source = find_bot(bot).folder
+    folders = []
+    for i in range(1, count + 1):
+        folder = into / f"{bot}-{i}"
+        if not folder.exists():
+            shutil.copytree(source, folder)
+            toml = folder / "bot.toml"
+            text = re.sub(r'^name = ".*"$', f'name = "{bot}-{i}"', toml.read_text(), flags=re.M)
+            toml.write_text(text)
+        folders.append(str(folder))
+    return tuple(folders)
+
+
+@contextmanager
+def home_store() -> Iterator[tuple[Path, Store]]:
+    with tempfile.TemporaryDirectory() as home:
+        store = Store(f"sqlite:///{home}/arena.db")
+        try:
+            yield Path(home), store
+        finally:
+            store.close()
+
+
+def real_tournament(
+    game: str, players: int, bots: tuple[str, ...], matches: int, workers: int
+) -> dict[str, float]:
+    """A pinned round robin; figures from its first recorded result to its last."""
+    with home_store() as (home, store):
+        rounds = max(2, -(-matches // players))  # each deal is played in every rotation
+        config = TournamentConfig(game=game, bots=bots, players=players, rounds=rounds, seed=3)
+        tid = runner.create(store, home, config)
+        total = store.match_counts(tid)[1]
+        # The window opens at the result a third of the way in: by then every worker has
+        # started its processes (a process never meets a deal twice, so each bot needs as
+        # many as there are rotations of a deal), so starts are left out, as builds are.
+        opens = max(1, total // 3)
+        marks: list[tuple[float, float]] = []
+        decisions = seen = 0
+
+        def progress(p: runner.Progress) -> None:
+            nonlocal decisions, seen
+            if p.result is None:
+                return
+            seen += 1
+            if seen < opens:
+                return
+            if marks:
+                decisions += sum(s.decisions for s in p.result.seats)
+            marks.append((time.perf_counter(), tree_cpu()))
+
+        pool: Executor
+        if workers == 1:
+            pool = executors.InProcess(reuse=True, pin=True)
+        else:
+            pool = executors.Processes(workers, reuse=True, pin=True)
+        try:
+            runner.run(store, tid, executor=pool, on_progress=progress)
+        finally:
+            pool.shutdown()
+    (t0, c0), (t1, c1) = marks[0], marks[-1]
+    return {
+        "rate": (len(marks) - 1) / (t1 - t0),
+        "wall": (t1 - t0) / decisions * 1e6,
+        "cpu": (c1 - c0) / decisions * 1e6,
+    }
+
+
+def record_requests(game: str, players: int, bots: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The decide requests of two real matches of this line-up (protocol 2's shape)."""
+    sent: list[dict[str, Any]] = []
+    original = messages.decide_message
+
+    def keep(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        message = original(*args, **kwargs)
+        sent.append(message)
+        return message
+
+    messages.decide_message = keep
+    try:
+        with home_store() as (home, store):
+            config = TournamentConfig(game=game, bots=bots, players=players, rounds=1, seed=5)
+            tid = runner.create(store, home, config)
+            pool = executors.InProcess(reuse=True)
+            try:
+                runner.run(store, tid, executor=pool)
+            finally:
+                pool.shutdown()
+    finally:
+        messages.decide_message = original
+    return sent
+
+
+def round_trip(
+    folder: str, game: str, players: int, requests: list[dict[str, Any]], n: int
+) -> float:
+    """Microseconds of wall time a decision trip costs through arena, the bot and this
+    thread on one core (cycling through `requests`)."""
+    from bench_protocol import pin_tree
+
+    manifest = load_manifest(Path(folder))
+    core = max(os.sched_getaffinity(0))
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {core})
+    bot = BotProcess(manifest.name, prepare(manifest), manifest.folder, protocol=manifest.protocol)
+    try:
+        bot.spawn()
+        start = messages.start_message(
+            match="bench",
+            game=game,
+            game_version=load_game(game).spec.version,
+            variant={},
+            players=players,
+            seat=0,
+            seed=1,
+            decision_timeout_ms=1000,
+            protocol=manifest.protocol,
+            time_control={**TimeControl.per(1.0).message(), "startup_ms": 10_000},
+        )
+        bot.start_match(start, time.monotonic() + 10)
+        assert bot.process is not None
+        pin_tree(bot.process.pid, {core})
+        trips = [dict(requests[i % len(requests)], id=i + 1) for i in range(n + 200)]
+        decide, find_legal, monotonic = bot.decide, messages.find_legal, time.monotonic
+        for message in trips[:200]:  # warm-up, untimed
+            decide(message, monotonic() + 1.0)
+        began = time.perf_counter()
+        for message in trips[200:]:
+            if find_legal(decide(message, monotonic() + 1.0), message["legal"]) is None:
+                raise AssertionError("illegal answer")
+        took = time.perf_counter() - began
+    finally:
+        bot.close()
+        os.sched_setaffinity(0, allowed)
+    return took / n * 1e6
+
+
+def referee_cpu(game: str, players: int, policy: str, seconds: float = 0.3) -> float:
+    """Microseconds of CPU a decision costs the referee alone: legal moves, the
+    protocol-2 observation the seat would be sent, and applying the decisions."""
+    game_cls = load_game(game)
+    rng = random.Random(0)
+    choose: Callable[[list[Any]], Any] = (
+        rng.choice if policy == "random" else (lambda legal: legal[0])
+    )
+    decisions = games = 0
+    began = time.thread_time()
+    while time.thread_time() - began < seconds:
+        state = game_cls.new(players, games)
+        while not state.is_over():
+            choices = {}
+            for seat in state.to_move():
+                state.observation(seat)
+                choices[seat] = choose(state.legal(seat))
+            state.apply_joint(choices)
+            decisions += len(choices)
+        games += 1
+    return (time.thread_time() - began) / decisions * 1e6
+
+
+@dataclass
+class Row:
+    game: str
+    players: int
+    pair: str
+    bots: tuple[str, ...]
+    requests: list[dict[str, Any]]
+    figures: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+
+def measure_row(row: Row, matches: int, trips: int) -> None:
+    """One round of one row: both tournaments, the round trip and the referee."""
+    one = real_tournament(row.game, row.players, row.bots, matches, 1)
+    two = real_tournament(row.game, row.players, row.bots, matches, 2)
+    rt = round_trip(row.bots[0], row.game, row.players, row.requests, trips)
+    ref = referee_cpu(row.game, row.players, PAIRS[row.pair])
+    figures = {
+        "rate1": one["rate"],
+        "wall": one["wall"],
+        "cpu": one["cpu"],
+        "rt": rt,
+        "ref": ref,
+        "bound": one["wall"] / (2 * rt + ref),
+        "rate2": two["rate"],
+        "scaling": two["rate"] / one["rate"],
+    }
+    for key, value in figures.items():
+        row.figures[key].append(value)
+
+
+def bench_games(games: list[str], pairs: list[str], rounds: int, matches: int, trips: int) -> None:
+    """The per-game table: every row measured once a round, the rows taking turns."""
+    with tempfile.TemporaryDirectory() as scratch:
+        rows = []
+        for game in games:
+            spec = load_game(game).spec
+            for players in sorted({spec.min_players, spec.max_players} - {1}):
+                for pair in pairs:
+                    bots = copies(PAIRS[pair], players, Path(scratch))
+                    requests = record_requests(game, players, bots)
+                    rows.append(Row(game, players, pair, bots, requests))
+        for round_index in range(rounds):
+            shift = round_index % len(rows)
+            for row in rows[shift:] + rows[:shift]:
+                measure_row(row, matches, trips)
+    print(f"real round robins, ~{matches} matches each, bots sandboxed, processes reused, pinned;")
+    print(f"median (min..max) over {rounds} interleaved rounds; per decision in us")
+    head = f"{'game':10s} {'pl':>2s} {'pair':6s} {'1w matches/s':>19s} {'wall/dec':>17s}"
+    head += f" {'CPU/dec':>17s} {'round trip':>17s} {'referee':>14s}"
+    print(head + f" {'/ bound':>17s} {'2w matches/s':>19s} {'2w/1w':>16s}")
+    for row in rows:
+        f = row.figures
+        line = f"{row.game:10s} {row.players:2d} {row.pair:6s} {spread(f['rate1'], 1):>19s}"
+        line += f" {spread(f['wall'], 1):>17s} {spread(f['cpu'], 1):>17s}"
+        line += f" {spread(f['rt'], 1):>17s} {spread(f['ref'], 1):>14s}"
+        line += f" {spread(f['bound'], 2):>17s} {spread(f['rate2'], 1):>19s}"
+        print(line + f" {spread(f['scaling'], 2):>16s}")
+    print("bound = wall/dec / (2 x round trip + referee): the goal is <= 1.00; 2w/1w >= 1.8")
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line, checked (a bad value exits 2 in one line); `bot_names` are the
     --bots. --tree is read from sys.argv at import, before arena is imported."""
@@ -146,12 +415,24 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (>= 1)")
     parser.add_argument("--fresh-against", metavar="DIR", type=Path)
+    parser.add_argument("--pool-table", action="store_true", help="the local pool's set-ups")
+    parser.add_argument("--games", default="", help="comma-separated (default: every game)")
+    parser.add_argument("--pairs", default="python,c", help="python, c or both")
+    parser.add_argument("--matches", type=int, default=60, help="matches per tournament")
+    parser.add_argument("--trips", type=int, default=2000, help="timed trips per round trip")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child's run
     parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)  # read above, at import
     args = parser.parse_args(argv)
     args.bot_names = tuple(args.bots.split(","))
+    args.game_ids = [g for g in args.games.split(",") if g] or [g.spec.id for g in all_games()]
+    args.pair_names = [p for p in args.pairs.split(",") if p]
+    if unknown := [p for p in args.pair_names if p not in PAIRS]:
+        parser.error(f"no pair {unknown[0]!r} (pairs: {', '.join(PAIRS)})")
+    if args.repeat < 1 or args.matches < 2 or args.trips < 1:
+        parser.error("--repeat and --trips must be at least 1, --matches at least 2")
     try:
-        load_game(args.game)
+        for game in [args.game, *args.game_ids]:
+            load_game(game)
         for bot in args.bot_names:
             find_bot(bot)
     except ValueError as error:  # an unknown game or bot, named with those there are
@@ -167,6 +448,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     if args.fresh_against is not None:
         compare_fresh(args.fresh_against.resolve(), args.game, args.bots, args.rounds, args.repeat)
+        return
+    if not args.pool_table:
+        bench_games(args.game_ids, args.pair_names, args.repeat, args.matches, args.trips)
         return
     setups = [(1, False, False), (1, True, False), (2, False, True), (2, False, False)]
     setups.append((2, True, True))

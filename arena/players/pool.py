@@ -118,6 +118,29 @@ class BotPool:
             chosen.deals.add(deal)
         return chosen
 
+    def acquire_idle(
+        self,
+        name: str,
+        argv: tuple[str, ...],
+        folder: Path,
+        limits: Limits,
+        deal: int | None = None,
+        protocol: int = PROTOCOL_VERSION,
+    ) -> BotProcess | None:
+        """As `acquire`, but only an idle live process (None when there is none, or when
+        every match gets fresh processes): what a seat can start without waiting."""
+        if self.prestart or not self.reuse:
+            return None
+        key = self._key(argv, folder, limits)
+        chosen, dead = self._take_idle(key, deal)
+        for bot in dead:
+            bot.close()
+        if chosen is not None:
+            chosen.name, chosen.protocol = name, protocol
+            if deal is not None:
+                chosen.deals.add(deal)
+        return chosen
+
     @staticmethod
     def _spawn(name: str, argv: tuple[str, ...], folder: Path, limits: Limits) -> BotProcess:
         """A new process for this bot; BotCrashed if it cannot start."""

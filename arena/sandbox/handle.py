@@ -23,6 +23,8 @@ from arena.sandbox import cgroup, launcher, uids
 
 #: How long a killed process may take to exit before arena gives up waiting for it.
 _DEATH_TIMEOUT_S = 5.0
+#: Clock ticks a second, the unit of /proc/PID/stat's CPU times.
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 class Sandboxed:
@@ -54,6 +56,7 @@ class Sandboxed:
         #: A pidfd on the sandbox's init, and its pid.
         self._pidfd = -1
         self._init_pid = 0
+        self._main_pid: int | None = None  # the init's child, once seen
         self._status_fd = status_fd
         self._slot = slot
         self._cgroup = group
@@ -74,11 +77,14 @@ class Sandboxed:
         """The pid of the bot's main process (inside bubblewrap: the sandbox init's child)."""
         if self._init_pid <= 0:
             return self.process.pid
+        if self._main_pid is not None:  # the init's one child is the bot for life
+            return self._main_pid
         try:
             children = Path(f"/proc/{self._init_pid}/task/{self._init_pid}/children")
-            return int(children.read_text().split()[0])
+            self._main_pid = int(children.read_text().split()[0])
         except (OSError, IndexError, ValueError):
             return None
+        return self._main_pid
 
     def peak_memory_bytes(self) -> int | None:
         """The most memory the bot has used so far, while it runs (None: not known).
@@ -104,11 +110,15 @@ class Sandboxed:
         pid = self._bot_pid()
         if pid is None:
             return 0.0
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        try:  # os.open and os.read: this is read once a match per seat
+            fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+            try:
+                fields = os.read(fd, 4096).rsplit(b")", 1)[1].split()
+            finally:
+                os.close(fd)
         except (OSError, IndexError):
             return 0.0
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
 
     @property
     def counts_cpu(self) -> bool:
@@ -211,6 +221,7 @@ class Sandboxed:
             os.close(self._pidfd)
             self._pidfd = -1
             self._init_pid = 0
+            self._main_pid = None
 
 
 def _pidfd_of(pid: int) -> int:

@@ -105,8 +105,12 @@ class Interrupted(ArenaError, RuntimeError):
 #: Another command cancelled or deleted the tournament a run plays (`Store.cancel_tournament`).
 Cancelled = TournamentCancelled
 
-#: The most results recorded in one transaction. Results are only held back while the
-#: next one is already there, so a batch never waits for a match still being played.
+#: The most results recorded in one transaction. Results are held back while the next
+#: one is already there, or, for an executor that plays in the coordinator's own thread
+#: (its `hold_seconds`), for that long at most while the next match plays: a transaction
+#: and its commit cost as much as a short match's decisions. Never past a schedule
+#: batch's end (the schedule learns every result before it makes the next batch); a
+#: held result that a crash loses is played again on resume, to the same result.
 MAX_BATCH = 100
 
 #: Seconds between a run's looks for a cancel (one small read; a cancel needs no
@@ -262,8 +266,6 @@ class _Loop:
         ctrl_c: threading.Event,
         shielded: Callable[[], contextlib.AbstractContextManager[None]],
     ) -> None:
-        looked = time.monotonic()  # when the run last looked for a cancel by another command
-        game, suspended = self.tournament.game, self.suspensions.suspended
         results = (
             played
             for batch in self._batches(ctrl_c, shielded)
@@ -272,13 +274,45 @@ class _Loop:
         batch: list[tuple[MatchRecord, Rater | None]] = []
         caused: list[SuspensionRecord] = []
         played: list[_Played] = []
-        for number, (match, result, more) in enumerate(results, start=done + 1):
+        hold = getattr(executor, "hold_seconds", 0.0)
+        self._record_as_played(results, done, batch, caused, played, hold, shielded, ctrl_c)
+
+    def _record_as_played(
+        self,
+        results: Iterator[tuple[Match, MatchResult | None, bool, bool]],
+        done: int,
+        batch: list[tuple[MatchRecord, Rater | None]],
+        caused: list[SuspensionRecord],
+        played: list[_Played],
+        hold: float,
+        shielded: Callable[[], contextlib.AbstractContextManager[None]],
+        ctrl_c: threading.Event,
+    ) -> None:
+        """Record the results as they come, several to a transaction where they may wait."""
+        looked = time.monotonic()  # when the run last looked for a cancel by another command
+        game, suspended = self.tournament.game, self.suspensions.suspended
+        held_since = 0.0
+        number = done
+        while True:
+            try:
+                match, result, more, last = next(results)
+            except StopIteration:
+                return
+            except BaseException:  # Ctrl-C or a lost executor while the next match played
+                if batch:  # the results held back are whole: keep them
+                    with shielded():
+                        record(self.store, batch, caused)
+                raise
+            number += 1
+            if not batch:
+                held_since = time.monotonic()
             batch.append(to_record(game, match, result, suspended))
             suspended_now = self.suspensions.learn(match, result)
             caused.extend(suspended_now)
             played.append(_Played(number, match, result, suspended_now))
-            if more and len(batch) < MAX_BATCH:
-                continue  # the next result is there already: record both together
+            waits = more or time.monotonic() - held_since < hold
+            if waits and len(batch) < MAX_BATCH and not last:
+                continue  # the next result is there already, or may be waited for
             with shielded():  # a Ctrl-C now waits for the commit (see note_ctrl_c)
                 voided = record(self.store, batch, caused)
             for match_id in voided:
@@ -315,11 +349,13 @@ class _Loop:
         pending: list[Match],
         refs: Mapping[int, BotRef],
         secret: bytes,
-    ) -> Iterator[tuple[Match, MatchResult | None, bool]]:
-        """Submit matches a few at a time and yield (match, result, more) in schedule order.
+    ) -> Iterator[tuple[Match, MatchResult | None, bool, bool]]:
+        """Submit matches a few at a time and yield (match, result, more, last) in
+        schedule order.
 
         A match whose lineup holds a bot already suspended is not played (result None).
-        `more` says that the next result is there already (asking for it will not wait).
+        `more` says that the next result is there already (asking for it will not wait),
+        `last` that this is the batch's last match.
         """
         window = max(2, 2 * executor.slots)
         futures: dict[int, MatchFuture | None] = {}
@@ -335,7 +371,7 @@ class _Loop:
                 submitted += 1
             future = futures.pop(index)
             result = future.result() if future is not None else None
-            yield match, result, _ready(futures, index + 1)
+            yield match, result, _ready(futures, index + 1), index == len(pending) - 1
 
     def _told(self, played: list[_Played]) -> None:
         """Tell of the matches just recorded: the log, the caller, the schedule."""
