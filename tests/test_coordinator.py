@@ -161,3 +161,65 @@ def test_a_resumed_run_records_the_suspensions_an_uninterrupted_one_does(
     assert len(told) == len(suspended)  # each told once, when it happened
     whole.close()
     cut.close()
+
+
+class Holding(Synthetic):
+    """Plays each match when its result is asked for, as the in-process executor does,
+    and lets results wait up to `hold_seconds` to be recorded together; the result of
+    match `cut` (counted from 1) is a Ctrl-C instead."""
+
+    slots = 1
+    hold_seconds = 60.0
+
+    def __init__(self, cut: int | None = None):
+        super().__init__(ready=False)
+        self.cut = cut
+        self.asked = 0
+
+    def submit(self, spec: MatchSpec) -> Ready:
+        made = super().submit(spec)
+        owner = self
+
+        class Lazy(Ready):
+            def result(self) -> MatchResult:
+                owner.asked += 1
+                if owner.asked == owner.cut:
+                    raise KeyboardInterrupt
+                return self.value
+
+        return Lazy(made.value, False)
+
+
+def test_held_results_are_recorded_together_and_kept_when_the_run_is_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batches: list[int] = []
+    real = Store.record_many
+
+    def counting(self: Store, batch: list[Any], **kwargs: Any) -> list[int]:
+        batches.append(len(batch))
+        return real(self, batch, **kwargs)
+
+    monkeypatch.setattr(Store, "record_many", counting)
+    whole = Store(f"sqlite:///{tmp_path / 'whole.db'}")
+    tid = tournament_in(whole)
+    runner.run(whole, tid, executor=Synthetic(False))
+    expected = stored(whole, tid)
+
+    batches.clear()
+    held = Store(f"sqlite:///{tmp_path / 'held.db'}")
+    tid = tournament_in(held)
+    runner.run(held, tid, executor=Holding())
+    assert stored(held, tid) == expected
+    assert sum(batches) == 250 and max(batches) == runner.MAX_BATCH  # held to the limit
+
+    batches.clear()
+    cut = Store(f"sqlite:///{tmp_path / 'cut.db'}")
+    tid = tournament_in(cut)
+    with pytest.raises(runner.Interrupted):
+        runner.run(cut, tid, executor=Holding(cut=30))
+    assert batches == [29] and cut.match_counts(tid)[0] == 29  # the held 29 were kept
+    runner.run(cut, tid, executor=Holding())
+    assert stored(cut, tid) == expected
+    for store in (whole, held, cut):
+        store.close()
