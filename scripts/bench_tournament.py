@@ -28,7 +28,9 @@ observation, apply) playing the same game in-process with the pair's policy (ran
 choice, or the first legal). The goal is wall per decision <= 2 x round trip +
 referee; shown as the ratio to that bound (<= 1.00 is met), and 2 workers' matches/s
 over 1 worker's. Subjects take turns round by round, each figure is the
-median (min..max) over the rounds (--repeat).
+median (min..max) over the rounds (--repeat). With `--tree DIR` arena is imported from
+another checkout (e.g. `git worktree add DIR COMMIT`): the same measurement of the code
+before a change.
 
 --pool-table: the older table (1 and 2 workers, reuse vs fresh processes, pinned or
 not) for one game; "bot wait" there is the share of the matches' time the worker spent
@@ -242,7 +244,10 @@ def real_tournament(
 
         pool: Executor
         if workers == 1:
-            pool = executors.InProcess(reuse=True, pin=True)
+            try:
+                pool = executors.InProcess(reuse=True, pin=True)
+            except TypeError:  # a tree from before in-process runs pinned (--tree)
+                pool = executors.InProcess(True)
         else:
             pool = executors.Processes(workers, reuse=True, pin=True)
         try:
