@@ -2,7 +2,7 @@
 the local pool's set-ups (1 and 2 workers, process reuse, pinning, the database cost).
 
 Run: .venv/bin/python scripts/bench_tournament.py [--games take-that,leylo] [--repeat 3]
-     [--matches 60] [--pairs python,c] [--trips 2000]
+     [--matches 100] [--pairs python,c] [--trips 2000]
      .venv/bin/python scripts/bench_tournament.py --pool-table [--game take-that] [--rounds 40]
      [--repeat 3] [--fresh-against DIR]
 
@@ -11,8 +11,9 @@ of bots/random) and a C pair (copies of bots/first-legal, all seats the same bot
 copy under a name of its own): a real round robin (`runner.run`, the bots sandboxed as
 in every tournament, processes reused, fresh SQLite home) on 1 worker (`InProcess`, the
 coordinator playing, pinned as `arena tournament run --workers 1` pins) and on 2 pinned
-worker processes (`Processes`). What is timed: from the result a third of the way
-through the run to the last, so that the bots' builds and process starts are left out
+worker processes (`Processes`). What is timed: from the end of the match half-way through
+way through the run to the run's end (the last result recorded), so that the bots'
+builds and process starts are left out
 (a process never meets a deal twice, so a worker starts one per bot and seat rotation
 in its first deals); every match in between, its recording, rating and replay are in:
 wall clock and CPU time (this process, the workers and the bots). Per decision: that
@@ -72,6 +73,7 @@ sys.path.insert(0, str(TREE))
 sys.path.insert(1, str(Path(__file__).resolve().parent))  # bench_protocol, beside it
 
 from arena.games import all_games, load_game  # noqa: E402
+from arena.match.run import MatchResult  # noqa: E402
 from arena.players.process import BotProcess  # noqa: E402
 from arena.protocol import messages  # noqa: E402
 from arena.protocol.clock import TimeControl  # noqa: E402
@@ -215,33 +217,16 @@ def home_store() -> Iterator[tuple[Path, Store]]:
 def real_tournament(
     game: str, players: int, bots: tuple[str, ...], matches: int, workers: int
 ) -> dict[str, float]:
-    """A pinned round robin; figures from its first recorded result to its last."""
+    """A pinned round robin; figures from the window's opening to the run's end."""
     with home_store() as (home, store):
         rounds = max(2, -(-matches // players))  # each deal is played in every rotation
         config = TournamentConfig(game=game, bots=bots, players=players, rounds=rounds, seed=3)
         tid = runner.create(store, home, config)
         total = store.match_counts(tid)[1]
-        # The window opens at the result a third of the way in: by then every worker has
+        # The window opens once half of the matches are played: by then every worker has
         # started its processes (a process never meets a deal twice, so each bot needs as
         # many as there are rotations of a deal), so starts are left out, as builds are.
-        opens = max(1, total // 3)
-        marks: list[float] = []
-        cpu_at_open = 0.0
-        decisions = seen = 0
-
-        def progress(p: runner.Progress) -> None:
-            nonlocal decisions, seen, cpu_at_open
-            if p.result is None:
-                return
-            seen += 1
-            if seen < opens:
-                return
-            if marks:
-                decisions += sum(s.decisions for s in p.result.seats)
-            else:  # reading every process's CPU costs milliseconds: at the ends only
-                cpu_at_open = tree_cpu()
-            marks.append(time.perf_counter())
-
+        window = Window(max(1, total // 2))
         pool: Executor
         if workers == 1:
             try:
@@ -250,17 +235,53 @@ def real_tournament(
                 pool = executors.InProcess(True)
         else:
             pool = executors.Processes(workers, reuse=True, pin=True)
+        played = executors.run_match  # type: ignore[attr-defined]
+        if workers == 1:  # matches end here, and results may wait to be recorded: see them end
+            executors.run_match = window.watching(played)  # type: ignore[attr-defined]
         try:
+            progress = None if workers == 1 else lambda p: window.ended(p.result)
             runner.run(store, tid, executor=pool, on_progress=progress)
-            cpu_at_end = tree_cpu()  # the run returns once the last result is recorded
+            ended, cpu_at_end = time.perf_counter(), tree_cpu()  # the last result is recorded
         finally:
+            executors.run_match = played  # type: ignore[attr-defined]
             pool.shutdown()
-    t0, t1 = marks[0], marks[-1]
+    took = ended - window.opened
     return {
-        "rate": (len(marks) - 1) / (t1 - t0),
-        "wall": (t1 - t0) / decisions * 1e6,
-        "cpu": (cpu_at_end - cpu_at_open) / decisions * 1e6,
+        "rate": window.matches / took,
+        "wall": took / window.decisions * 1e6,
+        "cpu": (cpu_at_end - window.cpu) / window.decisions * 1e6,
     }
+
+
+class Window:
+    """The matches ended after the first `opens`: when it opened, with how much CPU spent
+    so far, and how many matches and decisions ended in it."""
+
+    def __init__(self, opens: int):
+        self.opens, self.seen = opens, 0
+        self.opened = self.cpu = 0.0
+        self.matches = self.decisions = 0
+
+    def ended(self, result: MatchResult | None) -> None:
+        """A match ended (None: one skipped, not played)."""
+        if result is None:
+            return
+        self.seen += 1
+        if self.seen == self.opens:  # reading every process's CPU costs ms: at the ends only
+            self.opened, self.cpu = time.perf_counter(), tree_cpu()
+        elif self.seen > self.opens:
+            self.matches += 1
+            self.decisions += sum(s.decisions for s in result.seats)
+
+    def watching(self, play: Callable[..., MatchResult]) -> Callable[..., MatchResult]:
+        """`play` (run_match), telling this window of every match it ends."""
+
+        def run(*args: Any, **kwargs: Any) -> MatchResult:
+            result = play(*args, **kwargs)
+            self.ended(result)
+            return result
+
+        return run
 
 
 def record_requests(game: str, players: int, bots: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -427,7 +448,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--pool-table", action="store_true", help="the local pool's set-ups")
     parser.add_argument("--games", default="", help="comma-separated (default: every game)")
     parser.add_argument("--pairs", default="python,c", help="python, c or both")
-    parser.add_argument("--matches", type=int, default=60, help="matches per tournament")
+    parser.add_argument("--matches", type=int, default=100, help="matches per tournament")
     parser.add_argument("--trips", type=int, default=2000, help="timed trips per round trip")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child's run
     parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)  # read above, at import
