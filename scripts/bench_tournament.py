@@ -12,10 +12,9 @@ copy under a name of its own): a real round robin (`runner.run`, the bots sandbo
 in every tournament, processes reused, fresh SQLite home) on 1 worker (`InProcess`, the
 coordinator playing, pinned as `arena tournament run --workers 1` pins) and on 2 pinned
 worker processes (`Processes`). What is timed: from the end of the match half-way through
-way through the run to the run's end (the last result recorded), so that the bots'
-builds and process starts are left out
-(a process never meets a deal twice, so a worker starts one per bot and seat rotation
-in its first deals); every match in between, its recording, rating and replay are in:
+the run to the run's end (the last result recorded), so that the bots' builds and
+process starts are left out (a process never meets a deal twice, so a worker starts one
+per bot and seat rotation in its first deals); every match in between, its recording, rating and replay are in:
 wall clock and CPU time (this process, the workers and the bots). Per decision: that
 span over the decisions of the matches recorded in it.
 
