@@ -27,9 +27,10 @@ from arena.games import load_game
 
 #: Part of `limit_ms` one decision may use under a limit per decision.
 DEADLINE_SHARE = 0.4
-#: Under a bank: the reserve kept back (this part of the bank plus RESERVE_S), the most
-#: of what is left one decision may plan, and the part of the increment it adds.
-BANK_RESERVE, RESERVE_S, BANK_SHARE, INCREMENT_SHARE = 0.05, 0.03, 0.25, 0.8
+#: Under a bank: the reserve kept back (this part of the bank, and at least RESERVE_S
+#: and ANSWER_S for each of twice the decisions expected to be left), the most of what
+#: is left one decision may plan, and the part of the increment it adds.
+BANK_RESERVE, RESERVE_S, ANSWER_S, BANK_SHARE, INCREMENT_SHARE = 0.05, 0.03, 0.002, 0.25, 0.8
 #: Decisions a match is expected to ask (a rough figure for every game); a match
 #: that runs longer is expected to run on half as long again, and never fewer than 8.
 EXPECTED_DECISIONS, LATE_SHARE, FEWEST_LEFT = 60, 0.5, 8
@@ -46,7 +47,8 @@ def budget(clock, made):
         plan = DEADLINE_SHARE * limit_s
     else:
         left = max(EXPECTED_DECISIONS - made, LATE_SHARE * made, FEWEST_LEFT)
-        usable = max(0.0, clock["bank_ms"] / 1000 * (1 - BANK_RESERVE) - RESERVE_S)
+        bank_s = clock["bank_ms"] / 1000
+        usable = bank_s - max(BANK_RESERVE * bank_s, RESERVE_S + ANSWER_S * 2 * left)
         share = usable / left + INCREMENT_SHARE * (clock.get("increment_ms") or 0) / 1000
         plan = min(share, BANK_SHARE * usable)
     return max(0.0, min(plan, limit_s - MARGIN_S))
@@ -80,17 +82,17 @@ def choose(game, variant, observation, legal, rng, budget_s, samples=MAX_SAMPLES
         return legal[0]
     seat, players = observation["seat"], observation["players"]  # the envelope names both
     totals, stop = [0.0] * len(legal), time.monotonic() + budget_s
-    for _ in range(samples):
+    while report["samples"] < samples and time.monotonic() < stop:
         world = game.determinize(observation, seat, players, variant, rng)
         seed = rng.getrandbits(64)
         sample = []
         for decision in legal:
+            sample.append(try_decision(world, seat, decision, seed))
             if time.monotonic() >= stop:
                 break
-            sample.append(try_decision(world, seat, decision, seed))
         if len(sample) < len(legal):
             break
-        totals = [total + new for total, new in zip(totals, sample)]
+        totals = [total + new for total, new in zip(totals, sample, strict=True)]
         report["samples"] += 1
     if report["samples"] == 0:
         return rng.choice(legal)  # no time for one whole sample
