@@ -14,9 +14,9 @@ coordinator playing, pinned as `arena tournament run --workers 1` pins) and on 2
 worker processes (`Processes`). What is timed: from the end of the match half-way through
 the run to the run's end (the last result recorded), so that the bots' builds and
 process starts are left out (a process never meets a deal twice, so a worker starts one
-per bot and seat rotation in its first deals); every match in between, its recording, rating and replay are in:
-wall clock and CPU time (this process, the workers and the bots). Per decision: that
-span over the decisions of the matches recorded in it.
+per bot and seat rotation in its first deals); every match in between, its recording,
+rating and replay are in: wall clock and CPU time (this process, the workers and the
+bots). Per decision: that span over the decisions of the matches recorded in it.
 
 Beside it, measured in the same round: the floor. "round trip" is one decision of that
 game through arena on one core: the decide requests of one real match of that game

@@ -30,8 +30,8 @@ def _pin_and_report(queue: Any, done: Any) -> None:
 
 
 def test_workers_pin_themselves_to_cores_no_other_worker_holds(own_locks: Path) -> None:
-    """One more worker process than cores: each core is held by one, the last is left
-    unpinned (as on a host with `dask worker --nworkers N --nthreads 1`, or two runs)."""
+    """One more worker process than cores: each core is held by one, the last shares one
+    (as on a host with `dask worker --nworkers N --nthreads 1`, or with two runs)."""
     allowed = sorted(os.sched_getaffinity(0))
     context = multiprocessing.get_context("fork")
     queue, done = context.Queue(), context.Event()
@@ -46,12 +46,10 @@ def test_workers_pin_themselves_to_cores_no_other_worker_holds(own_locks: Path) 
         done.set()
         for worker in workers:
             worker.join(30)
+    assert all(core is not None and affinity == [core] for core, affinity in reports_)
     pinned = sorted(core for core, _ in reports_ if core is not None)
-    assert pinned == allowed  # every core held once
-    assert sorted(affinity for core, affinity in reports_ if core is not None) == [
-        [c] for c in allowed
-    ]
-    assert [affinity for core, affinity in reports_ if core is None] == [allowed]  # left free
+    assert sorted(set(pinned)) == allowed  # every core taken, one of them twice
+    assert len(pinned) == len(allowed) + 1
 
 
 def test_release_gives_the_core_back_and_restores_every_thread(own_locks: Path) -> None:

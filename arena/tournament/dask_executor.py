@@ -98,7 +98,7 @@ class CorePin(WorkerPlugin):
     then share one core, where a decision's pipe round trip costs a third of one across
     cores (scripts/bench_protocol.py), and parallel workers do not compete for a core.
     A core is held by an flock on a file in arena's runtime folder, released when the
-    worker process ends; with every core held, the worker is left unpinned.
+    worker process ends; with every core held, the worker shares one (arena.tournament.cores).
     """
 
     idempotent = True
