@@ -182,7 +182,7 @@ def test_the_debug_text_says_what_the_search_did() -> None:
 def test_the_example_beats_random_play_in_most_seeded_games() -> None:
     """20 two-player matches of one round, seats alternating: every game is seeded.
 
-    With 4 samples per decision the example wins 19 of these 20 (52 of the first 60);
+    With 4 samples per decision the example wins 19 of these 20 (51 of the first 60);
     a random seat would win about half. At least 14 leaves room for a referee change
     that reshuffles the samples, while a bot no better than random stays below it.
     """

@@ -11,9 +11,10 @@ Protocol 2 over JSON lines (protocol/PROTOCOL.md): the observation is the envelo
 (`seat`, `players`, ..., the game's own fields under `game`), which `determinize`
 takes as it is. Time: under a bank (`time.bank_ms`) each decision plans a share of
 the bank, as bots/ismcts does; under a limit per decision, a part of `limit_ms`;
-never more than the limit less a margin. It counts wall time, which is never less
-than what arena charges a one-threaded bot. Each answer carries a `debug` text for
-the replay: the samples searched and the best decision's mean value. One
+never more than the limit less a margin. It counts its search in wall time, never
+less than what arena charges a one-threaded bot for it. Each answer carries a
+`debug` text for the replay: the samples searched and the best decision's mean
+value. One
 `random.Random(start["seed"])` per match, so with the time limit out of play
 (`choose(..., budget_s=math.inf)`) a match replays exactly.
 """
