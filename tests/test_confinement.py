@@ -14,13 +14,16 @@ import mmap
 import os
 import platform
 import re
+import shutil
+import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from arena.match.run import MatchResult, run_match
-from arena.sandbox import bwrap, detection, launcher, uids
+from arena.sandbox import bwrap, detection, launcher, runtimes, uids, view
 from arena.sandbox.limits import Limits
 from arena.sandbox.start import launch
 from arena.status import MatchStatus, SeatStatus
@@ -297,12 +300,29 @@ def test_unmasked_the_global_proc_files_show_another_sandboxs_work(unmasked: Non
         assert lines[0][key] != lines[1][key], key
 
 
-#: A system file that bots may read and nothing on the machine keeps mapped.
-SYSTEM_FILE = Path("/usr/share/common-licenses/GPL-3")
 EVICT = (
     "import os, sys\nfd = os.open(sys.argv[1], os.O_RDONLY)\n"
     "os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)\n"
 )
+
+
+@pytest.fixture
+def shared_file(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, runtimes.Runtime]]:
+    """A file on disk in a sandbox's view that no other process locks (the folder of a
+    runtime of its own), made resident but not locked: only the filter keeps it cached."""
+    root = Path(tempfile.mkdtemp(prefix="arena-evict-", dir="/var/tmp"))  # /tmp: hidden
+    root.chmod(0o755)
+    shared = root / "shared.txt"
+    with shared.open("w") as handle:
+        handle.write("a page of a shared read-only file\n" * 2000)
+        handle.flush()
+        os.fsync(handle.fileno())  # a dirty page cannot be dropped
+    shared.chmod(0o644)
+    view.forget()
+    monkeypatch.setattr(view, "LOCK", False)
+    yield shared, runtimes.Runtime("evict", (str(root),))
+    view.forget()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def cached_pages(path: Path) -> tuple[int, int]:
@@ -322,29 +342,31 @@ def cached_pages(path: Path) -> tuple[int, int]:
         libc.munmap(ctypes.c_void_p(address), size)
 
 
-def evict_from_a_sandbox() -> tuple[int, int]:
-    """Cache SYSTEM_FILE, let a sandboxed bot ask the kernel to drop it; what stays cached."""
-    SYSTEM_FILE.read_bytes()
-    assert cached_pages(SYSTEM_FILE)[0] == cached_pages(SYSTEM_FILE)[1]
-    argv = ["/usr/bin/python3", "-c", EVICT, str(SYSTEM_FILE)]
-    box = launch(argv, TEST_BOTS / "polite", Limits())
+def evict_from_a_sandbox(shared: Path, runtime: runtimes.Runtime) -> tuple[int, int]:
+    """Cache `shared`, let a sandboxed bot ask the kernel to drop it; what stays cached."""
+    shared.read_bytes()
+    assert cached_pages(shared)[0] == cached_pages(shared)[1]
+    argv = ["/usr/bin/python3", "-c", EVICT, str(shared)]
+    box = launch(argv, TEST_BOTS / "polite", Limits(), runtime=runtime)
     try:
         _out, err = box.process.communicate(timeout=20)
     finally:
         box.kill()
     assert box.process.returncode == 0, err
-    return cached_pages(SYSTEM_FILE)
+    return cached_pages(shared)
 
 
 @needs_filter
-@pytest.mark.skipif(not SYSTEM_FILE.is_file(), reason="no such system file here")
-def test_a_bot_cannot_evict_a_system_file_from_the_page_cache() -> None:
-    cached, pages = evict_from_a_sandbox()
+def test_a_bot_cannot_evict_a_system_file_from_the_page_cache(
+    shared_file: tuple[Path, runtimes.Runtime],
+) -> None:
+    cached, pages = evict_from_a_sandbox(*shared_file)
     assert cached == pages
 
 
 @needs_bwrap
-@pytest.mark.skipif(not SYSTEM_FILE.is_file(), reason="no such system file here")
-def test_unfiltered_a_bot_does_evict_a_system_file(unfiltered: None) -> None:
-    cached, pages = evict_from_a_sandbox()
+def test_unfiltered_a_bot_does_evict_a_system_file(
+    unfiltered: None, shared_file: tuple[Path, runtimes.Runtime]
+) -> None:
+    cached, pages = evict_from_a_sandbox(*shared_file)
     assert cached < pages

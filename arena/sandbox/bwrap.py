@@ -91,23 +91,27 @@ def options(
     seccomp_fd: int | None,
     writable: bool = False,
     masks: list[str] | None = None,
+    system: list[str] | None = None,
 ) -> list[str]:
     """bubblewrap's options (given through `--args`): namespaces, mounts, status, filter.
 
     `source` is what is mounted at /bot: the staged copy of the bot's folder,
     or (`writable`, for a build step) a scratch copy the sandbox may change.
-    `masks` go over the fresh /proc and /dev (`ProcFiles.args`).
+    `masks` go over the fresh /proc and /dev (`ProcFiles.args`). `system` is what the
+    sandbox sees of the system (a match sandbox's view, `arena.sandbox.view`); by
+    default all of it (`system_binds`). The root itself is read-only.
     """
     tmp = str(limits.tmp_bytes)
     filter_args = ["--seccomp", str(seccomp_fd)] if seccomp_fd is not None else []
     return [
         *BASE_FLAGS,
-        *system_binds(),
+        *(system_binds() if system is None else system),
         *extra_binds,
         *["--proc", "/proc", "--dev", "/dev"],
         *(masks or []),
         *["--size", tmp, "--tmpfs", "/tmp", "--size", tmp, "--tmpfs", "/dev/shm"],
         *["--bind" if writable else "--ro-bind", str(source), BOT_DIR, "--chdir", BOT_DIR],
+        *["--remount-ro", "/"],
         *["--json-status-fd", str(status_fd)],
         *filter_args,
     ]

@@ -3,7 +3,8 @@
 Each is made on first use and made afresh in a forked worker (it belongs to the
 process that made it, by pid): the thread every sandbox is started from (`call`),
 the staged copies of bot folders (`staging`), the copy of arena's referees bots
-import (`games_copy`), the constant /proc files sandboxes see (`proc_files`), and
+import (`games_copy`), the constant /proc files sandboxes see (`proc_files`), the root of
+what match sandboxes see of the system (`view_root`), and
 arena as the subreaper of the sandboxes' inits (`become_subreaper`).
 """
 
@@ -22,7 +23,7 @@ from queue import SimpleQueue
 from typing import Any, Generic, Protocol, TypeVar
 
 from arena.sandbox import bwrap as bw
-from arena.sandbox import pythonpath, uids
+from arena.sandbox import pythonpath, uids, view
 
 
 class _Launcher:
@@ -117,6 +118,7 @@ class _Beside(Generic[_Made]):
 
 _GAMES = _Beside("python-", pythonpath.GamesCopy)
 _PROC = _Beside("proc-", bw.ProcFiles)
+_VIEW = _Beside("view-", view.Root)
 
 
 def games_copy() -> pythonpath.GamesCopy:
@@ -127,6 +129,11 @@ def games_copy() -> pythonpath.GamesCopy:
 def proc_files() -> bw.ProcFiles:
     """This process's constant /proc files (`bw.ProcFiles`), beside its referees' copy."""
     return _PROC.get()
+
+
+def view_root() -> view.Root:
+    """This process's view root (`view.Root`): the single files its match sandboxes see."""
+    return _VIEW.get()
 
 
 _SUBREAPER_PID = 0

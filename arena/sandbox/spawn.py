@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.sandbox import bwrap as bw
-from arena.sandbox import cgroup, launcher, pythonpath, runtimes, seccomp, uids
+from arena.sandbox import cgroup, launcher, pythonpath, runtimes, seccomp, uids, view
 from arena.sandbox.handle import Sandboxed
 from arena.sandbox.limits import Limits
 from arena.sandbox.uids import SandboxError
@@ -230,6 +230,8 @@ def start_bwrap(
         else:
             inner, binds = bw.toolchain(argv, folder, uid)
             binds += runtime.binds() if runtime is not None else []
+        system = _system(inner, folder, source, binds, runtime, writable)
+        binds = [] if not writable else binds  # a match sandbox's view holds its folders
         games = launcher.games_copy()
         games.compile_for(inner[0])
         binds += ["--ro-bind", str(games.root), pythonpath.MOUNT]
@@ -244,6 +246,7 @@ def start_bwrap(
             filter_fd if filtered else None,
             writable,
             launcher.proc_files().args(limits),
+            system,
         )
         args_fd = _memory_file(b"".join(arg.encode() + b"\0" for arg in chosen))
         command = bw.command_line(bwrap, bw.inside(inner, folder), args_fd)
@@ -295,6 +298,29 @@ def start_bwrap(
         for fd in (status_r, status_w, args_fd, filter_fd):
             if fd >= 0:
                 os.close(fd)
+
+
+def _system(
+    argv: list[str],
+    folder: Path,
+    source: Path,
+    binds: list[str],
+    runtime: runtimes.Runtime | None,
+    writable: bool,
+) -> list[str]:
+    """What a sandbox sees of the system: all of it for a build, else its view (`view`).
+
+    The view is computed from the staged copy `source` (the bytes that will run) and
+    made resident before this returns; `binds` (a runtime's folders, a toolchain's
+    prefix: read-only binds at their own paths) become part of it.
+    """
+    if writable:
+        return bw.system_binds()
+    trees = tuple(binds[i + 1] for i in range(0, len(binds) - 2, 3) if binds[i] == "--ro-bind")
+    root = str(folder)
+    staged = [str(source) + arg[len(root) :] if bw.under(arg, (root,)) else arg for arg in argv]
+    path = runtime.path if runtime is not None else ()
+    return view.for_bot(launcher.view_root(), staged, source, root, trees, path)
 
 
 # ----- bubblewrap says the sandbox is set up ------------------------------------------

@@ -16,9 +16,12 @@ def attempt():
         return "changed a file in its folder"
     except OSError:
         pass
-    done = subprocess.run(
-        ["mount", "-o", "remount,rw", os.getcwd()], capture_output=True, check=False
-    )
+    try:  # a match sandbox shows only the bot's program's files: often no mount at all
+        done = subprocess.run(
+            ["mount", "-o", "remount,rw", os.getcwd()], capture_output=True, check=False
+        )
+    except OSError:
+        return ""
     if done.returncode == 0:
         return "remounted its folder read-write"
     return ""

@@ -1,0 +1,309 @@
+"""Issue 30, item 6: a match sandbox sees only its view of the system, every page resident.
+
+A bot used to see all of /usr read-only, and with it the page cache of every system file:
+a receiver timing the first read of a cold page learned whether a sender had read it.
+Now a match sandbox sees its view (`arena.sandbox.view`): /etc, /bin/sh, its program
+and what that needs. Before any sandbox sees it, every file of the view is made
+resident and locked. These tests look into a running sandbox from the host (its
+/proc/PID/root is the bot's own mount namespace): every regular file a bot of each
+language can see is fully in the page cache (mincore), a file outside the view is not
+there at all, and tests/bots/page_cache, which passes its hand to its next process
+through first reads, learns nothing, where with the whole system shown it does.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.match.run import MatchResult
+from arena.sandbox import bwrap, spawn, view
+from arena.sandbox.handle import Sandboxed
+from arena.sandbox.limits import Limits
+from arena.sandbox.start import launch
+from arena.store import Store
+from arena.submissions.manifest import BUNDLED_BOTS, load_manifest, prepare
+from arena.tournament import runner
+from arena.tournament.config import TournamentConfig
+from tests.helpers import TEST_BOTS, sandboxed
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not sandboxed(), reason="bubblewrap is not available here"),
+]
+STARTERS = BUNDLED_BOTS / "starters"
+#: The language of each kit, and the programs its build and command need.
+KITS = {
+    "python": ("python3",),
+    "javascript": ("node",),
+    "c": ("gcc",),
+    "java": ("javac", "java"),
+    "rust": ("cargo",),
+    "go": ("go",),
+}
+#: Files of the machine that no bot's view holds (documentation, other programs' data).
+OUTSIDE = ("/usr/share/doc", "/usr/share/common-licenses/GPL-3", "/usr/bin/gcc")
+#: Mounts of the sandbox's own, not the machine's system.
+OWN = ("/proc", "/dev", "/tmp", "/sys")
+
+
+# ----- looking into a running sandbox from the host ------------------------------------
+def non_resident_pages(path: str) -> int:
+    """How many pages of the file at `path` are not in the page cache (the host's mincore)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int]
+    libc.mmap.argtypes += [ctypes.c_int, ctypes.c_long]
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return 0
+        address = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+        assert address not in (None, ctypes.c_void_p(-1).value), ctypes.get_errno()
+    finally:
+        os.close(fd)
+    try:
+        pages = -(-size // mmap.PAGESIZE)
+        vector = (ctypes.c_ubyte * pages)()
+        assert libc.mincore(ctypes.c_void_p(address), ctypes.c_size_t(size), vector) == 0
+        return sum(1 for byte in vector if not byte & 1)
+    finally:
+        libc.munmap(ctypes.c_void_p(address), ctypes.c_size_t(size))
+
+
+def visible_files(box: Sandboxed) -> Iterator[str]:
+    """Every regular file the sandbox can see (its paths inside), through /proc/PID/root."""
+    root = f"/proc/{box._init_pid}/root"
+    assert os.path.isdir(root + "/bot"), "the sandbox is gone"
+    for folder, dirs, names in os.walk(root):
+        inside = folder[len(root) :] or "/"
+        if inside == "/":
+            dirs[:] = [d for d in dirs if "/" + d not in OWN]
+        for name in names:
+            path = os.path.join(folder, name)
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                yield path[len(root) :]
+
+
+def cold_files(box: Sandboxed, most: int = 20) -> list[tuple[str, int]]:
+    """Up to `most` files visible in the sandbox with pages not in the page cache."""
+    root = f"/proc/{box._init_pid}/root"
+    found = []
+    for inside in visible_files(box):
+        missing = non_resident_pages(root + inside)
+        if missing:
+            found.append((inside, missing))
+            if len(found) >= most:
+                break
+    return found
+
+
+def started(argv: list[str], folder: Path) -> Sandboxed:
+    """A bot of `argv` in `folder`, started as arena starts one for a match (it waits on
+    its stdin for the protocol's first line, so it stays up while the test looks)."""
+    return launch(argv, folder, Limits())
+
+
+@pytest.fixture(scope="module")
+def kits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[list[str], Path]]:
+    """Every starter kit whose tools are here, built: its command and its folder."""
+    built = {}
+    for kit, tools in KITS.items():
+        if any(shutil.which(t, path=bwrap.SANDBOX_PATH) is None for t in tools):
+            continue
+        folder = tmp_path_factory.mktemp("kits") / kit
+        shutil.copytree(STARTERS / kit, folder, ignore=shutil.ignore_patterns("target", "bot"))
+        folder.chmod(0o755)
+        manifest = load_manifest(folder)
+        built[kit] = (prepare(manifest), folder)
+    return built
+
+
+@pytest.mark.parametrize("kit", list(KITS))
+def test_every_file_a_bot_can_see_is_resident(
+    kit: str, kits: dict[str, tuple[list[str], Path]]
+) -> None:
+    if kit not in kits:
+        pytest.skip(f"no {kit} toolchain here")
+    argv, folder = kits[kit]
+    box = started(argv, folder)
+    try:
+        seen = list(visible_files(box))
+        cold = cold_files(box)
+    finally:
+        box.kill()
+    assert len(seen) > 20, seen  # its program and what it needs are there
+    assert cold == [], f"{len(cold)}+ files of the {kit} bot's view are not all resident"
+
+
+def test_a_bundled_python_bot_sees_arenas_referees_and_only_its_view() -> None:
+    random_bot = load_manifest(BUNDLED_BOTS / "random")
+    box = started(prepare(random_bot), random_bot.folder)
+    try:
+        seen = set(visible_files(box))
+        cold = cold_files(box)
+    finally:
+        box.kill()
+    assert "/arena/python/arena/games/__init__.py" in seen
+    assert cold == []
+    for outside in OUTSIDE:
+        if os.path.exists(outside):
+            assert not any(bwrap.under(path, (outside,)) for path in seen), outside
+
+
+@pytest.mark.parametrize("kit", ["python", "java", "javascript", "c"])
+def test_files_outside_the_view_are_not_in_the_sandbox(
+    kit: str, kits: dict[str, tuple[list[str], Path]]
+) -> None:
+    if kit not in kits:
+        pytest.skip(f"no {kit} toolchain here")
+    argv, folder = kits[kit]
+    box = started(argv, folder)
+    try:
+        root = f"/proc/{box._init_pid}/root"
+        there = [p for p in OUTSIDE if os.path.exists(p) and os.path.lexists(root + p)]
+        usr_lib = sorted(os.listdir(root + "/usr/lib/x86_64-linux-gnu"))
+    finally:
+        box.kill()
+    assert there == []
+    on_host = os.listdir("/usr/lib/x86_64-linux-gnu")
+    assert len(usr_lib) < len(on_host) // 2, usr_lib  # only the libraries it needs
+
+
+def test_a_build_still_sees_the_whole_system() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="arena-build-", dir="/var/tmp"))  # /tmp: not the uid's
+    folder.chmod(0o755)
+    try:
+        box = launch(["/bin/sh", "-c", "read -r _"], folder, Limits(), writable=True)
+        try:
+            root = f"/proc/{box._init_pid}/root"
+            assert os.path.exists(root + "/usr/bin/gcc") == os.path.exists("/usr/bin/gcc")
+            assert os.path.isdir(root + "/usr/share/doc") == os.path.isdir("/usr/share/doc")
+        finally:
+            box.kill()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_root_of_a_match_sandbox_is_read_only(tmp_path: Path) -> None:
+    box = launch(
+        ["/bin/sh", "-c", "{ mkdir /usr/x; : > /x; } 2>&1; echo done"],
+        TEST_BOTS / "polite",
+        Limits(),
+    )
+    out, _err = box.process.communicate(timeout=20)
+    box.kill()
+    assert out.count(b"Read-only file system") == 2, out
+
+
+# ----- reading ELF files as data -------------------------------------------------------------
+def test_a_hostile_elf_file_is_no_elf_at_all(tmp_path: Path) -> None:
+    broken = tmp_path / "bot"
+    real = Path(os.path.realpath("/bin/sh")).read_bytes()
+    broken.write_bytes(real[:64] + b"\xff" * 4096)  # a header that points past the end
+    assert view.read_elf(str(broken)) is None
+    (tmp_path / "magic").write_bytes(b"\x7fELF" + os.urandom(60))
+    assert view.read_elf(str(tmp_path / "magic")) is None
+    elf = view.read_elf(os.path.realpath("/bin/sh"))
+    assert elf is not None and "libc.so.6" in elf.needed and elf.interpreter
+
+
+def test_a_launcher_script_brings_the_programs_it_names(tmp_path: Path) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "bot").write_text('#!/bin/sh\nexec cat "$(dirname "$0")/x"\n')
+    seen = view.build([str(folder / "bot")], folder)
+    assert os.path.realpath(shutil.which("cat") or "") in seen.files
+    assert not any(bwrap.under(f, ("/usr/share/doc",)) for f in seen.files)
+
+
+# ----- the attack: first reads of a shared page, across a deal's seat rotations -------------
+PAGE_CACHE = str(TEST_BOTS / "page_cache")
+ONE_DEAL = TournamentConfig(
+    game="take-that", bots=(PAGE_CACHE, "first-legal"), rounds=1, seed=5, variant={"rounds": 1}
+)
+
+
+def evict_big_libraries() -> None:
+    """Drop from the host's page cache the large libraries the bot may take as its codebook
+    (what is locked stays: that is the point)."""
+    folder = "/usr/lib/x86_64-linux-gnu"
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if not os.path.islink(path) and os.path.isfile(path) and os.path.getsize(path) > 27 << 20:
+            fd = os.open(path, os.O_RDONLY)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            os.close(fd)
+
+
+def play_one_deal(tmp_path: Path, workers: int) -> list[MatchResult]:
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    tid = runner.create(store, tmp_path, ONE_DEAL)  # its submission check plays it too
+    evict_big_libraries()
+    results: list[MatchResult] = []
+    runner.run(store, tid, on_progress=lambda p: results.append(p.result), workers=workers)
+    store.close()
+    assert len(results) == 2 and all(r is not None for r in results)
+    return results
+
+
+def learned(results: list[MatchResult]) -> list[tuple[set[int], set[int]]]:
+    """(cards page_cache learned, its opponent's first hand) for each receiving seat."""
+    found = []
+    for result in results:
+        assert result.replay is not None, result.status
+        hands = result.replay["events"][0]["outcome"]["hands"]
+        for index, seat in enumerate(result.seats):
+            if seat.bot != "page_cache":
+                continue
+            for line in seat.stderr.splitlines():
+                if " through firsttouch" in line:
+                    cards = line.split("learned ", 1)[1].split(" through")[0]
+                    found.append(({int(c) for c in cards.split(",")}, set(hands[1 - index])))
+    return found
+
+
+def said(results: list[MatchResult]) -> str:
+    return "".join(s.stderr for r in results for s in r.seats if s.bot == "page_cache")
+
+
+@pytest.fixture
+def whole_system(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Match sandboxes as before the view: all of the system, nothing made resident."""
+    real = spawn._system
+    monkeypatch.setattr(
+        spawn,
+        "_system",
+        lambda argv, folder, source, binds, runtime, writable: (
+            real(argv, folder, source, binds, runtime, True) + binds
+        ),
+    )
+
+
+@pytest.mark.usefixtures("counters_alone")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_later_process_learns_nothing_through_first_reads(tmp_path: Path, workers: int) -> None:
+    results = play_one_deal(tmp_path, workers)
+    text = said(results)
+    assert "page_cache: codebook " in text, text
+    assert learned(results) == [], text
+
+
+@pytest.mark.usefixtures("counters_alone")
+def test_with_the_whole_system_shown_the_second_rotation_learns_the_first_ones_hand(
+    tmp_path: Path, whole_system: None
+) -> None:
+    """The attack is real: without the view, first reads carry the first rotation's hand."""
+    results = play_one_deal(tmp_path, 1)
+    found = learned(results)
+    assert found, said(results)
+    assert all(cards == hand for cards, hand in found), found
