@@ -1,6 +1,7 @@
 """The ASGI application of `arena serve`: FastAPI over the store, its errors answered in
 one shape, every request body bounded, its OpenAPI description at /openapi.json (and
-pages at /docs)."""
+pages at /docs). The JSON API is under /api; every other path is a web page
+(arena.service.web), whose errors are pages with one line."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException
 
 import arena
@@ -22,6 +23,8 @@ from arena.service.guards import BodyLimit, RateLimit
 from arena.service.jobs import Jobs
 from arena.service.routes import error_response, router
 from arena.service.tournaments import Tournaments
+from arena.service.web import install as install_pages
+from arena.service.web.pages import error_page
 from arena.store import Store
 from arena.submissions.botfiles import LIMITS
 
@@ -77,21 +80,38 @@ def create_app(
     app.state.jobs = Jobs(store, home, config.check_workers, app.state.changed)
     app.state.tournaments = Tournaments(store, home)
     app.include_router(router)
+    install_pages(app)
 
     @app.exception_handler(ArenaError)
-    async def arena_error(_request: Request, error: ArenaError) -> JSONResponse:
+    async def arena_error(request: Request, error: ArenaError) -> JSONResponse | HTMLResponse:
+        if _is_page(request):
+            return error_page(status_of(error), str(error))
         headers = {"Retry-After": str(error.retry_after)} if isinstance(error, TooMany) else {}
         return error_response(status_of(error), str(error), error.details, **headers)
 
     @app.exception_handler(RequestValidationError)
-    async def bad_request(_request: Request, error: RequestValidationError) -> JSONResponse:
+    async def bad_request(
+        request: Request, error: RequestValidationError
+    ) -> JSONResponse | HTMLResponse:
         first = error.errors()[0] if error.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
-        return error_response(400, visible(f"{where}: {first.get('msg', 'bad request')}"))
+        message = visible(f"{where}: {first.get('msg', 'bad request')}")
+        return error_page(400, message) if _is_page(request) else error_response(400, message)
 
     @app.exception_handler(HTTPException)
-    async def http_error(_request: Request, error: HTTPException) -> JSONResponse:
+    async def http_error(request: Request, error: HTTPException) -> JSONResponse | HTMLResponse:
+        if _is_page(request):
+            return error_page(error.status_code, str(error.detail))
         return error_response(error.status_code, str(error.detail))
 
     app.add_middleware(BodyLimit, max_bytes=config.max_body, seconds=config.body_seconds)
     return app
+
+
+#: Paths that answer JSON (or are FastAPI's own pages); every other path is a web page,
+#: whose errors are pages too (arena.service.web).
+NOT_PAGES = ("/api/", "/openapi.json", "/docs", "/redoc")
+
+
+def _is_page(request: Request) -> bool:
+    return not request.url.path.startswith(NOT_PAGES)

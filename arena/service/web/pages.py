@@ -1,0 +1,263 @@
+"""The pages' endpoints: each reads its request, takes its rows from the reports and
+the service's views (as `arena leaderboard`, `arena bot show`, `arena compare` and the
+JSON API compute them), and renders one template. No SQL and no rule lives here."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
+
+from arena import viewer as replay_pages
+from arena.cli.leaderboard import time_controls_note
+from arena.games import all_games, load_game
+from arena.results import headtohead, reports
+from arena.service import views
+from arena.service.auth import Viewer, viewer
+from arena.service.errors import NotFound
+from arena.service.web import POLICY, render
+from arena.store import Store
+
+router = APIRouter(include_in_schema=False)
+Seen = Annotated[Viewer, Depends(viewer)]
+#: How many rows the home page and a bot's page list of what is recent.
+RECENT = 12
+#: The replay viewer's page allows its own inline scripts and style and nothing else.
+VIEWER_POLICY = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "img-src data:; frame-ancestors 'self'"
+)
+#: The leaderboard's sortable columns, each with the order it is first sorted in.
+SORTS: dict[str, str] = {
+    "rank": "asc",
+    "bot": "asc",
+    "version": "desc",
+    "rating": "desc",
+    "mu": "desc",
+    "sigma": "asc",
+    "games": "desc",
+    "wins": "desc",
+    "shared_1st": "desc",
+    "avg_score": "desc",
+    "forfeits": "desc",
+}
+Sort = Literal[
+    "rank", "bot", "version", "rating", "mu", "sigma", "games", "wins", "shared_1st",
+    "avg_score", "forfeits",
+]  # fmt: skip
+
+
+def page(html: str, status: int = 200, policy: str = POLICY) -> HTMLResponse:
+    """An HTML answer with the headers every page sends."""
+    headers = {
+        "Content-Security-Policy": policy,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "same-origin",
+    }
+    return HTMLResponse(html, status, headers=headers)
+
+
+def error_page(status: int, message: str) -> HTMLResponse:
+    """The one-line error of a page (a missing bot or match: 404)."""
+    return page(render("error.html", status=status, message=message), status)
+
+
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
+
+
+def _labels(store: Store) -> dict[int, str]:
+    return {v: f"{name} v{n}" for v, (name, n) in store.version_names().items()}
+
+
+def recent_matches(store: Store, limit: int) -> list[dict[str, Any]]:
+    """The newest recorded matches, each with its bots by seat (every bot's newest
+    `limit`, merged: the store answers recent matches per bot)."""
+    labels = _labels(store)
+    found: dict[int, Any] = {}
+    for name in sorted(set(store.bot_names().values())):
+        for match, _seat in store.bot_matches(name, limit):
+            found[match.id or 0] = match
+    newest = sorted(found.values(), key=lambda m: (m.recorded_at, m.id), reverse=True)[:limit]
+    return [
+        {
+            "match": m.id,
+            "tournament": m.tournament_id,
+            "game": m.game,
+            "status": None if m.status is None else str(m.status),
+            "bots": [labels.get(v, str(v)) for v in m.lineup],
+            "recorded": None
+            if m.recorded_at is None
+            else m.recorded_at.isoformat(timespec="seconds"),
+        }
+        for m in newest
+    ]
+
+
+def newest_versions(store: Store, limit: int) -> list[dict[str, Any]]:
+    """The versions submitted last, newest first."""
+    names = store.bot_names()
+    versions = sorted(store.versions(), key=lambda v: (v.created_at, v.id or 0), reverse=True)
+    return [
+        {
+            "bot": names.get(v.bot_id, ""),
+            "version": v.number,
+            "games": v.games,
+            "submitted": v.created_at.isoformat(timespec="seconds"),
+        }
+        for v in versions[:limit]
+    ]
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request, seen: Seen) -> HTMLResponse:
+    store = _store(request)
+    games = [
+        {
+            "game": g.spec.id,
+            "title": g.spec.title,
+            "rules": g.spec.version,
+            "players": f"{g.spec.min_players}-{g.spec.max_players}",
+        }
+        for g in all_games()
+    ]
+    return page(
+        render(
+            "home.html",
+            games=games,
+            matches=recent_matches(store, RECENT),
+            versions=newest_versions(store, RECENT),
+            tournaments=reports.tournaments(store)[:RECENT],
+        )
+    )
+
+
+def sorted_board(rows: list[dict[str, Any]], sort: str, order: str) -> list[dict[str, Any]]:
+    """A board's rows by one column (rows without a value last); "rank" is the board's
+    own order: by pool, then by rank in the pool."""
+    if sort == "rank":
+        ranked = sorted(rows, key=lambda r: (r["pool"], r["rank"]))
+        return ranked if order == "asc" else ranked[::-1]
+    present = [r for r in rows if r.get(sort) is not None]
+    missing = [r for r in rows if r.get(sort) is None]
+    present.sort(key=lambda r: r[sort], reverse=order == "desc")
+    return present + missing
+
+
+@router.get("/leaderboard/{game}", response_class=HTMLResponse)
+def leaderboard(
+    request: Request,
+    game: str,
+    seen: Seen,
+    sort: Sort = "rank",
+    order: Literal["asc", "desc"] | None = None,
+    latest: bool = False,
+    rules: Annotated[int | None, Query(ge=1)] = None,
+) -> HTMLResponse:
+    store = _store(request)
+    spec = load_game(game).spec  # an unknown game: its one-line error (404)
+    if rules is not None and rules > spec.version:
+        raise NotFound(f"{game} has rules versions 1 to {spec.version}, not {rules}")
+    shown_rules = rules or spec.version
+    direction = order or SORTS[sort]
+    rows = sorted_board(views.board(store, game, latest, rules), sort, direction)
+    return page(
+        render(
+            "leaderboard.html",
+            game=game,
+            title=spec.title,
+            rules=shown_rules,
+            current=spec.version,
+            score_order=reports.score_order(game),
+            time_control=time_controls_note(store, game, shown_rules),
+            rows=rows,
+            sort=sort,
+            order=direction,
+            latest=latest,
+            sorts=SORTS,
+        )
+    )
+
+
+def _oriented(row: dict[str, Any], ours: set[str]) -> dict[str, Any]:
+    """A head-to-head row from the side of one of `ours` (flipped by the compare code's
+    own `Record.flipped` when the row was written from the opponent's side)."""
+    if row["bot"] in ours:
+        return row
+    record = headtohead.Record(row["wins"], row["draws"], row["losses"]).flipped()
+    return {"bot": row["opponent"], "opponent": row["bot"], **record.as_dict()}
+
+
+def by_opponent(store: Store, name: str, details: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per game the bot played under its current rules: its versions' records against
+    every version they met, with the 95 % intervals of `arena compare`."""
+    ours = {f"{name} v{v['version']}" for v in details["versions"]}
+    games = sorted({r["game"] for r in details["ratings"]})
+    tables = []
+    for game in games:
+        rows = [
+            _oriented(row, ours)
+            for row in headtohead.table(store, game)
+            if row["bot"] in ours or row["opponent"] in ours
+        ]
+        rows = [r for r in rows if r["games"]]
+        if rows:
+            rows.sort(key=lambda r: (r["bot"], r["opponent"]))
+            shown = [headtohead.display(r) for r in rows]
+            tables.append({"game": game, "rules": load_game(game).spec.version, "rows": shown})
+    return tables
+
+
+@router.get("/bots/{name:path}", response_class=HTMLResponse)
+def bot(request: Request, name: str, seen: Seen) -> HTMLResponse:
+    store = _store(request)
+    details = views.bot(store, seen, name)  # NotFound: the 404 page
+    return page(
+        render(
+            "bot.html",
+            bot=details,
+            opponents=by_opponent(store, name, details),
+            matches=views.matches(store, seen, name, RECENT),
+        )
+    )
+
+
+def _match_id(match_id: int) -> int:
+    if not 1 <= match_id < 2**63:
+        raise NotFound(f"no match {match_id}")
+    return match_id
+
+
+@router.get("/matches/{match_id}", response_class=HTMLResponse)
+def match(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
+    store = _store(request)
+    found = views.match(store, seen, _match_id(match_id))
+    viewable = found["game"] in replay_pages.GAMES and store.replay(match_id) is not None
+    return page(render("match.html", match=found, replay=viewable))
+
+
+@router.get("/matches/{match_id}/replay", response_class=HTMLResponse)
+def replay(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
+    """The replay viewer's page of a stored match (what `arena replay html` writes),
+    with the private parts of the seats the viewer may not see left out."""
+    data = views.replay(_store(request), seen, _match_id(match_id))
+    return page(replay_pages.build(data), policy=VIEWER_POLICY)
+
+
+@router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
+def tournament(request: Request, tournament_id: int, seen: Seen) -> HTMLResponse:
+    found = None
+    if 1 <= tournament_id < 2**63:
+        found = reports.tournament_details(_store(request), tournament_id)
+    if found is None:
+        raise NotFound(f"no tournament {tournament_id}")
+    standings = found["standings"]
+    columns = [c for c in (standings[0] if standings else {}) if c not in NOT_COLUMNS]
+    pairs = [headtohead.display(r) for r in found["head_to_head"] if r["games"]]
+    return page(render("tournament.html", t=found, columns=columns, pairs=pairs))
+
+
+#: Row keys a standings table says once (in its heading), not in every row.
+NOT_COLUMNS = ("score_order", "ranked_by", "pool", "retired")
