@@ -1,0 +1,252 @@
+"""The service's web pages through FastAPI's TestClient, on a store filled by the
+service's fixtures and a hostile bot (tests/web_fixtures.py): each page answers 200
+with the stored names and figures, hostile text is escaped and spelled, a missing bot
+or match is a 404 page with one line, private output is its owner's alone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from markupsafe import escape
+
+from arena.controls import visible
+from arena.results import headtohead, reports
+from arena.service.app import create_app
+from arena.service.web import number, segment
+from arena.store import Store
+from tests.service_fixtures import BOB_DETAIL
+from tests.web_fixtures import (
+    HOSTILE,
+    HOSTILE_DETAIL,
+    HOSTILE_STDERR,
+    HOSTILE_VOID,
+    populate_web,
+)
+
+
+class Web:
+    def __init__(self, store: Store, ids: dict[str, Any], client: TestClient):
+        self.store, self.ids, self.client = store, ids, client
+
+    def get(self, url: str, who: str | None = None, status: int = 200) -> str:
+        headers = {} if who is None else {"Authorization": f"Bearer {self.ids['tokens'][who]}"}
+        answer = self.client.get(url, headers=headers)
+        assert answer.status_code == status, (url, answer.text[-500:])
+        assert answer.headers["content-type"].startswith("text/html")
+        assert "default-src 'none'" in answer.headers["content-security-policy"]
+        return answer.text
+
+    def pages(self) -> list[str]:
+        return [
+            "/",
+            "/leaderboard/take-that",
+            "/leaderboard/take-that?latest=true&sort=mu&order=asc",
+            "/bots/alices",
+            "/bots/bobs",
+            f"/bots/{segment(HOSTILE)}",
+            f"/matches/{self.ids['match']}",
+            f"/matches/{self.ids['hostile_match']}",
+            f"/matches/{self.ids['void_match']}",
+            f"/tournaments/{self.ids['first_tournament']}",
+            f"/tournaments/{self.ids['tournament']}",
+        ]
+
+
+@pytest.fixture(scope="module")
+def web(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Web]:
+    home: Path = tmp_path_factory.mktemp("web")
+    store = Store(f"sqlite:///{home / 'arena.db'}")
+    ids = populate_web(store)
+    with TestClient(create_app(store, home)) as client:
+        yield Web(store, ids, client)
+
+
+class Tags(HTMLParser):
+    """Every start tag of a page with its attributes, and its text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def parsed(html: str) -> Tags:
+    tags = Tags()
+    tags.feed(html)
+    return tags
+
+
+def shown(text: str) -> str:
+    """How a page prints a stored text: spelled by `visible`, then escaped."""
+    return str(escape(visible(text)))
+
+
+def test_every_page_answers_with_no_script_no_handler_and_only_its_own_sheet(web: Web) -> None:
+    for url in web.pages():
+        tags = parsed(web.get(url))
+        assert tags.tags, url
+        names = [tag for tag, _ in tags.tags]
+        assert "script" not in names and "img" not in names and "svg" not in names, url
+        for tag, attrs in tags.tags:
+            assert not [a for a, _ in attrs if a.startswith("on")], (url, tag, attrs)
+            for attr, value in attrs:
+                if attr in ("href", "src"):  # every link stays on the site
+                    assert value and value.startswith(("/", "?")), (url, tag, value)
+        assert ("link", [("rel", "stylesheet"), ("href", "/static/site.css")]) in tags.tags
+    assert "text/css" in web.client.get("/static/site.css").headers["content-type"]
+
+
+def test_home_lists_games_recent_matches_and_newest_versions(web: Web) -> None:
+    page = web.get("/")
+    for game in ("take-that", "leylo", "twirkle", "krumme10"):
+        assert f'href="/leaderboard/{game}"' in page
+    recent = page[page.index('id="recent-matches"') : page.index('id="newest-versions"')]
+    # newest first: the hostile bot's match was recorded after alice's and bob's
+    assert recent.index(f'href="/matches/{web.ids["hostile_match"]}"') < recent.index(
+        f'href="/matches/{web.ids["match"]}"'
+    )
+    assert "alices v1, bobs v1" in recent
+    newest = page[page.index('id="newest-versions"') :]
+    assert newest.index(shown(HOSTILE)) < newest.index(">bobs<") < newest.index(">alices<")
+
+
+def _cells(page: str, table: str) -> list[list[str]]:
+    """The text of each row of the table with id `table`."""
+    part = page[page.index(f'id="{table}"') :]
+    part = part[: part.index("</table>")]
+    rows = part.split("<tr")[2:]  # the header row first
+    return [
+        ["".join(parsed("<td" + cell).text).strip() for cell in row.split("<td")[1:]]
+        for row in rows
+    ]
+
+
+def test_the_leaderboard_shows_the_reports_figures_rules_and_time_control(web: Web) -> None:
+    page = web.get("/leaderboard/take-that")
+    assert "take-that, rules v1" in page and "higher score wins" in page
+    assert "time control: 1s/decision (2 matches)" in page
+    board = reports.leaderboard(web.store, "take-that")
+    rows = _cells(page, "board")
+    assert [r[1] for r in rows] == [visible(row["bot"]) for row in board]
+    for cells, row in zip(rows, board, strict=True):
+        assert cells[0] == str(row["rank"]) and cells[3] == str(number(row["rating"]))
+        assert cells[4] == str(number(row["mu"])) and cells[5] == str(number(row["sigma"]))
+        assert cells[6] == str(row["games"]) and cells[10] == str(row["forfeits"])
+
+
+def test_the_leaderboard_sorts_by_a_query_parameter_and_toggles_latest(web: Web) -> None:
+    by_mu = [r[1] for r in _cells(web.get("/leaderboard/take-that?sort=mu&order=asc"), "board")]
+    mus = {visible(r["bot"]): r["mu"] for r in reports.leaderboard(web.store, "take-that")}
+    assert by_mu == sorted(mus, key=mus.__getitem__)
+    by_bot = [r[1] for r in _cells(web.get("/leaderboard/take-that?sort=bot"), "board")]
+    assert by_bot == sorted(by_bot)
+    page = web.get("/leaderboard/take-that?sort=mu&order=asc")
+    assert 'href="?sort=mu&amp;order=desc"' in page  # the sorted column flips its order
+    assert 'href="?sort=mu&amp;order=asc&amp;latest=true"' in page
+    latest = web.get("/leaderboard/take-that?latest=true")
+    assert "Newest version of each bot only" in latest and "Show every version" in latest
+    assert "only one line" not in web.get("/leaderboard/take-that?sort=nonsense", status=400)
+    assert web.get("/leaderboard/take-that?rules=9", status=404).count('id="error"') == 1
+
+
+def test_the_bot_page_shows_versions_ratings_opponents_with_intervals_and_matches(
+    web: Web,
+) -> None:
+    page = web.get("/bots/bobs")
+    details = reports.bot_details(web.store, "bobs")
+    assert details is not None
+    assert "account:bob" in page and details["versions"][0]["sha256"][:12] in page
+    opponents = page[page.index('id="opponents"') : page.index('id="recent-matches"')]
+    rating = details["ratings"][0]
+    assert f"<td>{number(rating['mu'])}</td><td>{number(rating['sigma'])}</td>" in page
+    for rival in ("alices", HOSTILE):
+        expected = headtohead.display(headtohead.compare(web.store, "take-that", "bobs", rival))
+        assert f"<tr><td>{shown(rival)} v1</td>" not in opponents  # from bobs' side
+        row = f"<td>bobs v1</td><td>{shown(rival)} v1</td><td>{expected['games']}</td>"
+        assert row in page
+        assert f"<td>{expected['score']}</td><td>{expected['elo']}</td>" in page
+    recent = page[page.index('id="recent-matches"') :]
+    assert f'href="/matches/{web.ids["hostile_match"]}"' in recent
+    assert f'href="/matches/{web.ids["match"]}"' in recent
+
+
+def test_private_output_is_shown_to_its_owner_and_organisers_alone(web: Web) -> None:
+    for who, sees in ((None, False), ("alice", False), ("bob", True), ("olga", True)):
+        assert (BOB_DETAIL in web.get("/bots/bobs", who)) is sees
+        assert (BOB_DETAIL in web.get(f"/matches/{web.ids['match']}", who)) is sees
+
+
+def test_hostile_text_is_escaped_and_spelled_on_every_page(web: Web) -> None:
+    raw = ("<b>x", "</script><script>", "<img", 'onerror="', "\x1b", "\u202e", "\x00", "\u200b")
+    for url in web.pages():
+        page = web.get(url, "olga")  # the organiser sees the hostile seat's detail too
+        for part in raw:
+            assert part not in page, (url, part)
+    bot = web.get(f"/bots/{segment(HOSTILE)}")
+    assert f'<h1 id="bot-name">{shown(HOSTILE)}</h1>' in bot
+    assert "\\u202eevil\\u202c\\x00\\u200b" in bot  # as the terminal spells them
+    match = web.get(f"/matches/{web.ids['hostile_match']}", "olga")
+    assert shown(HOSTILE_DETAIL) in match
+    stderr = str(escape(visible(HOSTILE_STDERR, block=True)))
+    assert f"<pre>{stderr}</pre>" in match and "line 1\n" in stderr  # its lines kept
+    tournament = web.get(f"/tournaments/{web.ids['tournament']}")
+    void = _cells(tournament, "void-matches")
+    assert void == [
+        [str(web.ids["void_match"]), "1", f"{visible(HOSTILE)} v1, bobs v1", visible(HOSTILE_VOID)]
+    ]
+
+
+def test_the_match_page_shows_seats_result_and_the_replay_viewer(web: Web) -> None:
+    page = web.get(f"/matches/{web.ids['match']}")
+    seats = _cells(page, "seats")
+    assert [s[1] for s in seats] == ["alices", "bobs"]
+    assert [s[3:6] for s in seats] == [["1", "1", "ok"], ["0", "2", "crash"]]
+    assert "status: forfeit" in page
+    url = f"/matches/{web.ids['match']}/replay"
+    assert f'<iframe src="{url}"' in page and 'sandbox="allow-scripts"' in page
+    viewer = web.client.get(url)
+    assert viewer.status_code == 200 and 'id="replay-data"' in viewer.text
+    assert "script-src 'unsafe-inline'" in viewer.headers["content-security-policy"]
+    assert BOB_DETAIL not in viewer.text  # the viewer's page hides what the API hides
+    void = web.get(f"/matches/{web.ids['void_match']}")
+    assert "status: platform-error" in void and 'id="no-replay"' in void
+
+
+def test_the_tournament_page_shows_standings_head_to_head_and_void_matches(web: Web) -> None:
+    page = web.get(f"/tournaments/{web.ids['tournament']}")
+    details = reports.tournament_details(web.store, web.ids["tournament"])
+    assert details is not None
+    standings = page[page.index('id="standings"') : page.index('id="head-to-head"')]
+    for row in details["standings"]:
+        assert shown(row["bot"]) in standings
+    pair = headtohead.display(details["head_to_head"][0])
+    assert f"<td>{pair['score']}</td><td>{pair['elo']}</td>" in page
+    assert "2 of 2 matches played" in page
+
+
+@pytest.mark.parametrize(
+    ("url", "line"),
+    [
+        ("/bots/nobody", "no bot called &#39;nobody&#39;"),
+        ("/matches/987654", "no match 987654"),
+        ("/matches/0", "no match 0"),
+        ("/tournaments/987654", "no tournament 987654"),
+        ("/nowhere", "Not Found"),
+    ],
+)
+def test_a_missing_page_is_a_404_page_with_one_line(web: Web, url: str, line: str) -> None:
+    page = web.get(url, status=404)
+    errors = [t for t in parsed(page).tags if ("id", "error") in t[1]]
+    assert len(errors) == 1 and f'<p class="error" id="error">{line}</p>' in page
+    assert web.client.get("/api/bots/nobody").json()["error"] == "no bot called 'nobody'"
