@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -130,7 +131,11 @@ def test_an_interrupted_match_says_how_to_resume_and_resumes_to_the_same_result(
     home = ["--home", str(tmp_path / "b")]
     cut = runner.invoke(app, [*home, *PAIRED], env=env)
     assert cut.exit_code == 130, cut.output
-    assert "error: interrupted after 1 pairs (resume: arena tournament resume 1)" in cut.stderr
+    # (a record may hold several matches: one worker lets results wait 0.25 s for the next)
+    said = re.search(
+        r"error: interrupted after (\d) pairs \(resume: arena tournament resume 1\)", cut.stderr
+    )
+    assert said is not None and 1 <= int(said[1]) < 4, cut.stderr
     monkeypatch.setattr(truns, "record", record)
     resumed = runner.invoke(app, [*home, "tournament", "resume", "1", "--json"], env=env)
     assert resumed.exit_code == 0, resumed.output

@@ -310,7 +310,7 @@ class _Loop:
             suspended_now = self.suspensions.learn(match, result)
             caused.extend(suspended_now)
             played.append(_Played(number, match, result, suspended_now))
-            waits = more or time.monotonic() - held_since < hold
+            waits = more or (time.monotonic() - held_since < hold and not ctrl_c.is_set())
             if waits and len(batch) < MAX_BATCH and not last:
                 continue  # the next result is there already, or may be waited for
             with shielded():  # a Ctrl-C now waits for the commit (see note_ctrl_c)
