@@ -13,9 +13,15 @@ Channels:
               sysconf(_SC_PHYS_PAGES) reads garbage without it) nor answered falsely.
   cpu         CPU contention: the sender spins for a 1, the receiver counts its own
               loop iterations.
-  firsttouch  page-cache first touch: the sender reads one byte of cold pages of a
-              large system file for a 1; later the receiver times one-byte reads.
-              One-shot: a page, once read, carries nothing more.
+  firsttouch  page-cache first touch: the sender reads one byte of pages of large
+              files its sandbox sees for a 1; later the receiver times one-byte reads.
+              One-shot: a page, once read, carries nothing more. With the measures on,
+              the pages are those of the files in a Python bot's view (all resident and
+              locked before any sandbox starts: the line says how many were cold); off,
+              cold pages of large files anywhere under /usr.
+  dentry      negative dentries in a folder of the view (/usr/lib/pythonX.Y, bound from
+              the host): the sender looks up a missing name for a 1 (the kernel then
+              caches that it is missing), the receiver times a lookup of every name.
   startup     not a channel: what the measures cost a sandbox's start (/bin/true,
               launched and killed, measures on and off interleaved, --bits times each).
   evict       the lever (no rate): pages of a cached system file left in the host's
@@ -23,7 +29,7 @@ Channels:
               (posix_fadvise DONTNEED).
 
     .venv/bin/python scripts/bench_kernel_channels.py [--bits 200] [--slot-ms 20]
-        [--channel sysinfo,cpu,firsttouch,evict]
+        [--channel sysinfo,cpu,firsttouch,dentry,evict]
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.sandbox import bwrap, detection, seccomp
+from arena.sandbox import bwrap, detection, launcher, seccomp, spawn, view
 from arena.sandbox.handle import Sandboxed
 from arena.sandbox.limits import Limits
 from arena.sandbox.start import launch
@@ -99,6 +105,20 @@ import os, sys
 for place in sys.argv[1:]:
     path, offset = place.rsplit(":", 1)
     fd = os.open(path, os.O_RDONLY); os.pread(fd, 1, int(offset)); os.close(fd)
+"""
+DENTRY_SEND = """
+import os, sys
+for name in sys.argv[1:]:
+    try: os.stat(name)
+    except OSError: pass
+"""
+DENTRY_RECEIVE = """
+import os, sys, time
+for name in sys.argv[1:]:
+    start = time.perf_counter_ns()
+    try: os.stat(name)
+    except OSError: pass
+    print(time.perf_counter_ns() - start)
 """
 FIRST_TOUCH_RECEIVE = """
 import os, sys, time
@@ -202,10 +222,37 @@ def cold_places(count: int) -> list[str]:
     return places
 
 
+def view_places(count: int) -> tuple[list[str], int]:
+    """Up to `count` "path:offset" of large files a Python bot's sandbox sees (paths
+    inside), STRIDE apart, and how many of them were cold on the host just before."""
+    finish(run("pass"))  # the view is made resident before the first sandbox starts
+    seen = view.build(["/usr/bin/python3"], None)
+    root = launcher.view_root()
+    places: list[str] = []
+    cold = 0
+    per_page = STRIDE // mmap.PAGESIZE
+    for path in seen.regular_files():
+        copy = root.root / path.lstrip("/")
+        host = str(copy) if copy.is_file() and copy.stat().st_size else path
+        if os.path.getsize(host) < 4 * STRIDE:
+            continue
+        cached = cached_pages(host)
+        for i in range(len(cached) // per_page):
+            places.append(f"{path}:{i * STRIDE}")
+            cold += not cached[i * per_page]
+        if len(places) >= count:
+            break
+    return places[:count], cold
+
+
 def first_touch(bits: str) -> None:
-    places = cold_places(len(bits))
+    if WITHOUT:
+        places, cold = cold_places(len(bits)), -1
+    else:
+        places, cold = view_places(len(bits))
+        print(f"firsttouch  {cold} of {len(places)} pages of the view cold before the run")
     if len(places) < 8:
-        print("firsttouch  skipped: too few cold pages of large system files here")
+        print("firsttouch  skipped: too few pages of large system files here")
         return
     bits = bits[: len(places)]
     random.shuffle(places)
@@ -214,6 +261,17 @@ def first_touch(bits: str) -> None:
     finish(run(FIRST_TOUCH_SEND, *touched))
     times = [math.log(float(v)) for v in finish(run(FIRST_TOUCH_RECEIVE, *places)).split()]
     report("firsttouch", bits, threshold_bits(times, one_is_high=False), time.monotonic() - start)
+
+
+def dentry(bits: str) -> None:
+    """Negative dentries: a name looked up once is then known to be missing, faster."""
+    folder = os.path.join("/usr/lib", os.path.basename(os.path.realpath("/usr/bin/python3")))
+    tag = f"{os.getpid()}-{random.randrange(1 << 30)}"
+    names = [f"{folder}/arena-bench-{tag}-{i}" for i in range(len(bits))]
+    start = time.monotonic()
+    finish(run(DENTRY_SEND, *[n for n, bit in zip(names, bits, strict=True) if bit == "1"]))
+    times = [math.log(float(v)) for v in finish(run(DENTRY_RECEIVE, *names)).split()]
+    report("dentry", bits, threshold_bits(times, one_is_high=False), time.monotonic() - start)
 
 
 def startup(count: int) -> None:
@@ -242,7 +300,8 @@ def startup(count: int) -> None:
 
 
 def evict() -> None:
-    path = "/usr/share/common-licenses/GPL-3"
+    python = os.path.basename(os.path.realpath("/usr/bin/python3"))
+    path = f"/usr/lib/{python}/LICENSE.txt"  # in a Python bot's view
     Path(path).read_bytes()
     before = sum(cached_pages(path))
     finish(
@@ -261,7 +320,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.split("\n\n")[0])
     parser.add_argument("--bits", type=int, default=200)
     parser.add_argument("--slot-ms", type=float, default=20.0)
-    parser.add_argument("--channel", default="sysinfo,cpu,firsttouch,evict")
+    parser.add_argument("--channel", default="sysinfo,cpu,firsttouch,dentry,evict")
     parser.add_argument(
         "--without-measures",
         action="store_true",
@@ -270,7 +329,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.bits < 8 or args.slot_ms <= 0:
         parser.error("--bits must be at least 8 and --slot-ms positive")
-    if unknown := set(args.channel.split(",")) - {*SENDERS, "firsttouch", "evict", "startup"}:
+    known = {*SENDERS, "firsttouch", "dentry", "evict", "startup"}
+    if unknown := set(args.channel.split(",")) - known:
         parser.error(f"unknown channel {', '.join(sorted(unknown))}")
     return args
 
@@ -282,6 +342,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if WITHOUT:
         seccomp.add_machine_wide = lambda sc, rules: None
         bwrap.ProcFiles.args = lambda _self, _limits: []  # type: ignore[method-assign,assignment]
+        real = spawn._system  # the whole system, as a build sees it: no view
+        spawn._system = lambda argv, folder, source, binds, runtime, writable: (
+            real(argv, folder, source, binds, runtime, True) + binds
+        )
     if os.geteuid() != 0:
         raise SystemExit("error: run as root: the page-cache checks read the host's mincore")
     if detection.protections().bwrap is None:
@@ -303,6 +367,8 @@ def measure(wanted: list[str], count: int, slot: float) -> None:
             slotted(name, bits, slot)
         elif name == "firsttouch":
             first_touch(bits)
+        elif name == "dentry":
+            dentry(bits)
         elif name == "startup":
             startup(count)
         else:

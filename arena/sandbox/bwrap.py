@@ -1,9 +1,13 @@
 """The bubblewrap command line that confines a bot, and what the sandbox can see.
 
-Inside the sandbox a bot sees the system read-only (/usr, /etc and the /bin,
-/lib links), its own folder read-only at /bot (its working directory and
-HOME), a fresh /proc and /dev, and two private size-capped tmpfs, /tmp and
-/dev/shm, the only places it can write. It has no network, its own PID, IPC and
+Inside a match sandbox a bot sees its view of the system read-only (/etc, /bin/sh,
+its program and what that needs: `arena.sandbox.view`, every page of it resident and
+locked before the sandbox starts, so that the page cache carries nothing between
+sandboxes), its own folder read-only at /bot (its working directory and HOME), a fresh
+/proc and /dev, and two private size-capped tmpfs, /tmp and /dev/shm, the only places
+it can write; the root itself is read-only. A build sees the whole system instead
+(`system_binds`: /usr, /etc and the /bin, /lib links), compilers included: it plays
+no match. It has no network, its own PID, IPC and
 UTS namespaces, a seccomp filter (`arena.sandbox.seccomp`), no view of the
 arena home, the database, other bots' folders, the platform's environment or
 open files (only 0, 1 and 2 are open), and it starts in a new session.

@@ -22,8 +22,10 @@ it, and where the page was cold the time tells. A match sandbox sees instead:
 
 Before any sandbox of this process sees a view, every file in it is read (folders
 walked, so their entries are cached too) and, where arena may lock memory (root, or
-CAP_IPC_LOCK, or a large enough RLIMIT_MEMLOCK), kept mapped and locked (mlock) for
-the life of the process, so that reclaim cannot make a page of it cold again. Then no
+CAP_IPC_LOCK, or a large enough RLIMIT_MEMLOCK), kept mapped and locked (mlock) by the
+process's keeper (`KEEPER`, a small process of arena's that lives as long as its
+stdin, so the worker's own memory stays its own), so that reclaim cannot make a page
+of it cold again. Then no
 page a bot can reach is cold and a first read's time says nothing; files outside the
 views are not in the sandbox at all. Without the lock, pages may go cold again under
 memory pressure (`arena doctor` says so). A build sees the whole system instead
@@ -34,16 +36,17 @@ A view is computed once per process for a program, folder and runtime (`for_bot`
 
 from __future__ import annotations
 
+import atexit
 import contextlib
-import ctypes
 import functools
-import mmap
+import multiprocessing.util
 import os
 import re
 import resource
 import shutil
 import stat
 import subprocess
+import sys
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -375,11 +378,7 @@ class _Builder:
 
     def add_script(self, path: str) -> None:
         """For a script: its interpreter; for a shell script, each program it names."""
-        try:
-            with open(path, "rb") as handle:
-                head = handle.read(SCRIPT_BYTES)
-        except OSError:
-            return
+        head = _head(path)
         if not head.startswith(b"#!"):
             return
         words = head[2:].split(b"\n", 1)[0].split()
@@ -414,8 +413,19 @@ class _Builder:
                         if stat.S_ISREG(info.st_mode):
                             self.add_elf(path)
                             self.add_script(path)
+                            if name.endswith(".sh"):  # `sh bot.sh`: a script without #!
+                                self.add_words(_head(path))
         finally:
             self.charging = False
+
+
+def _head(path: str) -> bytes:
+    """The first SCRIPT_BYTES of a file (b"" if it cannot be read)."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(SCRIPT_BYTES)
+    except OSError:
+        return b""
 
 
 @functools.cache
@@ -475,25 +485,16 @@ def build(
         try:
             for word in argv[1:]:  # `env X=1 python3 ...`, `sh -c "exec java ..."`
                 builder.add_words(word.encode("utf-8", "replace"))
+                if os.path.basename(argv[0]) in _SHELLS:  # `sh run` (a script in the folder)
+                    script = os.path.join(str(folder), word)
+                    if bw.under(os.path.realpath(script), (str(folder),)):
+                        builder.add_words(_head(script))
         finally:
             builder.charging = False
     return builder.view
 
 
 # ----- every page of a view resident, and kept so -----------------------------------------
-_LIBC = ctypes.CDLL(None, use_errno=True)
-_LIBC.mmap.restype = ctypes.c_void_p
-_LIBC.mmap.argtypes = [
-    ctypes.c_void_p,
-    ctypes.c_size_t,
-    ctypes.c_int,
-    ctypes.c_int,
-    ctypes.c_int,
-    ctypes.c_long,
-]
-_LIBC.mlock.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-_LIBC.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-_MAP_FAILED = ctypes.c_void_p(-1).value
 #: Lock what is made resident (tests switch it off to see what the lock alone does).
 LOCK = True
 #: Bytes of locked memory that count as "may lock": a JDK's view is about 200 MB.
@@ -513,85 +514,129 @@ def may_lock() -> tuple[bool, str]:
     return False, f"RLIMIT_MEMLOCK is {soft // 1024} KiB and no CAP_IPC_LOCK"
 
 
-@dataclass
-class Resident:
-    """The files this process made resident, each kept mapped and locked where it may."""
-
-    pid: int = field(default_factory=os.getpid)
-    held: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> (address, size)
-    read: set[str] = field(default_factory=set)  # made resident, not locked
-    walked: set[str] = field(default_factory=set)
-    failed_lock: int = 0
-
-    def file(self, path: str) -> None:
-        """Read `path` whole and lock its pages (or only read it, where locking fails)."""
-        if path in self.held or path in self.read:
-            return
+#: The keeper: a small process of arena's (never a bot's) that reads the files it is
+#: sent (NUL-separated paths; an empty one ends a batch) and keeps each one mapped and
+#: locked for as long as its stdin is open, so the worker's own memory stays its own.
+#: It answers a batch with "LOCKED_BYTES READ_BYTES". argv[1] is 1 to lock, 0 to read only.
+KEEPER = r"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_long]
+libc.mlock.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+import sys
+lock, locked, read, data, buffer = sys.argv[1] == "1", 0, 0, b"", bytearray(1 << 20)
+while chunk := os.read(0, 1 << 16):
+    *paths, data = (data + chunk).split(b"\0")
+    for path in paths:
+        if not path:
+            os.write(1, b"%d %d\n" % (locked, read))
+            continue
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except OSError:
-            return
-        try:
-            size = os.fstat(fd).st_size
-            if size == 0:
-                self.read.add(path)
-                return
-            address = _LIBC.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
-            if address in (None, _MAP_FAILED):
-                _read_all(fd)
-                self.read.add(path)
-                return
-            if LOCK and _LIBC.mlock(address, size) == 0:
-                self.held[path] = (address, size)
-                return
-            self.failed_lock += LOCK
-            _LIBC.munmap(address, size)
-            _read_all(fd)
-            self.read.add(path)
-        finally:
-            os.close(fd)
+            continue
+        size = os.fstat(fd).st_size
+        address = libc.mmap(None, size, 1, 1, fd, 0) if lock and size else None
+        if address not in (None, ctypes.c_void_p(-1).value):
+            if libc.mlock(address, size) == 0:
+                locked += size
+                os.close(fd)
+                continue
+            libc.munmap(address, size)
+        while os.readv(fd, [buffer]) > 0:
+            pass
+        read += size
+        os.close(fd)
+"""
 
-    def tree(self, tree: str) -> None:
-        """Walk `tree` (its entries cached) and make each regular file in it resident."""
-        if tree in self.walked:
+
+@dataclass
+class Resident:
+    """The files this process made resident, held by its keeper (locked where it may)."""
+
+    pid: int = field(default_factory=os.getpid)
+    sent: set[str] = field(default_factory=set)
+    walked: set[str] = field(default_factory=set)
+    locked: int = 0
+    read: int = 0
+    keeper: subprocess.Popen[bytes] | None = None
+
+    def _keeper(self) -> subprocess.Popen[bytes]:
+        if self.keeper is None:
+            self.keeper = subprocess.Popen(
+                [sys.executable, "-I", "-c", KEEPER, "1" if LOCK else "0"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env={"PATH": bw.SANDBOX_PATH},
+                start_new_session=True,  # Ctrl-C is arena's to handle, not the keeper's
+                close_fds=True,
+            )
+        return self.keeper
+
+    def files(self, paths: Iterable[str]) -> None:
+        """Make `paths` resident (and locked where the keeper may): done when this returns."""
+        batch = [p for p in dict.fromkeys(paths) if p not in self.sent and "\0" not in p]
+        if not batch:
             return
+        keeper = self._keeper()
+        assert keeper.stdin is not None and keeper.stdout is not None
+        message = b"".join(os.fsencode(p) + b"\0" for p in batch) + b"\0"
+        try:
+            keeper.stdin.write(message)
+            keeper.stdin.flush()
+            answer = keeper.stdout.readline().split()
+            self.locked, self.read = int(answer[0]), int(answer[1])
+        except (OSError, ValueError, IndexError) as error:
+            raise OSError(f"the keeper of the system view failed ({error})") from None
+        self.sent.update(batch)
+
+    def tree_files(self, tree: str) -> list[str]:
+        """Every regular file under `tree` (walked: its entries are cached too), once."""
+        if tree in self.walked:
+            return []
         self.walked.add(tree)
+        found = []
         for folder, _dirs, names in os.walk(tree):
             for name in names:
                 path = os.path.join(folder, name)
                 with contextlib.suppress(OSError):
                     if stat.S_ISREG(os.lstat(path).st_mode):
-                        self.file(path)
+                        found.append(path)
+        return found
 
     def view(self, view: View, copies: Iterable[str]) -> None:
         """Make every file and folder a sandbox with `view` sees resident: its trees, its
         single files bound from the host, and their `copies` in the view root."""
         roots = tuple(view.top_trees())
-        for tree in roots:
-            self.tree(tree)
-        for path in sorted(view.files):
-            if not bw.under(path, roots) and os.path.getsize(path) > COPY_MOST_BYTES:
-                self.file(path)
-        for path in copies:
-            self.file(path)
+        paths = [path for tree in roots for path in self.tree_files(tree)]
+        paths += [
+            path
+            for path in sorted(view.files)
+            if not bw.under(path, roots) and os.path.getsize(path) > COPY_MOST_BYTES
+        ]
+        self.files([*paths, *copies])
 
     def locked_bytes(self) -> int:
-        """How many bytes of files this process holds locked."""
-        return sum(size for _address, size in self.held.values())
+        """How many bytes of files this process's keeper holds locked."""
+        return self.locked
 
     def release(self) -> None:
-        """Unlock and unmap everything (tests; a process's locks go with it anyway)."""
-        for address, size in self.held.values():
-            _LIBC.munmap(address, size)
-        self.held.clear()
-        self.read.clear()
+        """Let the keeper go (its locks go with it); tests, and a process's end."""
+        if self.keeper is not None:
+            with contextlib.suppress(OSError):
+                if self.keeper.stdin is not None:
+                    self.keeper.stdin.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.keeper.wait(timeout=10)
+            if self.keeper.stdout is not None:
+                self.keeper.stdout.close()
+            self.keeper = None
+        self.sent.clear()
         self.walked.clear()
-
-
-def _read_all(fd: int) -> None:
-    buffer = bytearray(1 << 20)
-    while os.readv(fd, [buffer]) > 0:
-        pass
 
 
 # ----- the view root: where a view's single files are -------------------------------------
@@ -703,7 +748,17 @@ def resident() -> Resident:
     if _RESIDENT is None or _RESIDENT.pid != os.getpid():
         _RESIDENT = Resident()
         _VIEWS.clear()
+        atexit.register(_RESIDENT.release)  # the keeper goes with its process, awaited
+        multiprocessing.util.Finalize(None, _RESIDENT.release, exitpriority=5)
     return _RESIDENT
+
+
+def keepers() -> list[int]:
+    """The pid of this process's keeper while it runs (the one process arena keeps)."""
+    found = _RESIDENT
+    if found is None or found.pid != os.getpid() or found.keeper is None:
+        return []
+    return [found.keeper.pid]
 
 
 def for_bot(
