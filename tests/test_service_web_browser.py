@@ -1,0 +1,154 @@
+"""The service's web pages in Debian's Chromium (playwright, as tests/test_viewer.py
+drives it; `playwright install` is never run), served by uvicorn on loopback: every
+page with JavaScript off and on, no console error, no request leaving the page's
+origin, hostile text shown as text and never run."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from arena.controls import visible
+from arena.service.web import segment
+from arena.store import Store
+from tests.service_fixtures import serve
+from tests.test_viewer import CHROMIUM, FLAGS
+from tests.web_fixtures import HOSTILE, HOSTILE_DETAIL, HOSTILE_VOID, populate_web
+
+pytestmark = pytest.mark.slow  # it starts chromium
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, Any]]]:
+    home = tmp_path_factory.mktemp("site")
+    store = Store(f"sqlite:///{home / 'arena.db'}")
+    ids = populate_web(store)
+    for url in serve(store, home):
+        yield url, ids
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if ci:
+            pytest.fail("CI needs the playwright package (pip install -e '.[test]')")
+        pytest.skip("the playwright package is not installed (pip install -e '.[test]')")
+    if CHROMIUM is None:
+        if ci:
+            pytest.fail("CI needs Chromium: apt-get install chromium")
+        pytest.skip("no chromium on this machine: apt-get install chromium")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield chromium
+        chromium.close()
+
+
+class Visit:
+    """A browser context with JavaScript on or off that notes every console error,
+    uncaught exception and request, and refuses the requests to another origin."""
+
+    def __init__(self, browser: Any, origin: str, javascript: bool):
+        self.origin = origin
+        self.context = browser.new_context(java_script_enabled=javascript)
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.context.route("**/*", self._route)
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        self.requests.append(url)
+        if url == self.origin or url.startswith(self.origin + "/"):
+            route.continue_()
+        else:
+            route.abort()
+
+    def open(self, path: str) -> Any:
+        tab = self.context.new_page()
+        tab.on("pageerror", lambda error: self.errors.append(f"pageerror: {error}"))
+        tab.on(
+            "console",
+            lambda m: self.errors.append(f"console: {m.text}") if m.type == "error" else None,
+        )
+        answer = tab.goto(self.origin + path, wait_until="load")
+        assert answer is not None and answer.status == 200, path
+        return tab
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def _paths(ids: dict[str, Any]) -> list[str]:
+    return [
+        "/",
+        "/leaderboard/take-that",
+        "/leaderboard/take-that?sort=mu&order=asc&latest=true",
+        "/bots/bobs",
+        f"/bots/{segment(HOSTILE)}",
+        f"/matches/{ids['match']}",
+        f"/matches/{ids['hostile_match']}",
+        f"/matches/{ids['void_match']}",
+        f"/matches/{ids['hostile_match']}/replay",
+        f"/tournaments/{ids['tournament']}",
+    ]
+
+
+@pytest.mark.parametrize("javascript", [False, True], ids=["no-js", "js"])
+def test_every_page_renders_alone_with_no_error_and_runs_nothing_hostile(
+    browser: Any, site: tuple[str, dict[str, Any]], javascript: bool
+) -> None:
+    origin, ids = site
+    visit = Visit(browser, origin, javascript)
+    try:
+        for path in _paths(ids):
+            tab = visit.open(path)
+            # the page, and the replay viewer's frame on a match page: no other frame
+            frames = tab.frames
+            assert [f.url for f in frames[1:]] in ([], [origin + path + "/replay"]), path
+            if javascript:
+                for frame in frames:
+                    assert frame.evaluate("typeof window.pwned") == "undefined", path
+            assert tab.locator("h1, #app").count() >= 1, path
+            tab.close()
+        assert visit.errors == []
+        assert visit.requests and all(url.startswith(origin + "/") for url in visit.requests)
+        assert f"{origin}/static/site.css" in visit.requests
+    finally:
+        visit.close()
+
+
+@pytest.mark.parametrize("javascript", [False, True], ids=["no-js", "js"])
+def test_a_hostile_name_detail_and_void_reason_show_as_text(
+    browser: Any, site: tuple[str, dict[str, Any]], javascript: bool
+) -> None:
+    origin, ids = site
+    visit = Visit(browser, origin, javascript)
+    try:
+        bot = visit.open(f"/bots/{segment(HOSTILE)}")
+        assert bot.inner_text("#bot-name") == visible(HOSTILE)
+        assert bot.locator("main script, main img, main b").count() == 0
+        board = visit.open("/leaderboard/take-that")
+        names = board.locator("#board tbody tr td:nth-child(2)").all_inner_texts()
+        assert visible(HOSTILE) in names
+        # the name's link leads to its page
+        board.locator("#board a", has_text="window.pwned=1").click()
+        board.wait_for_load_state("load")
+        assert board.inner_text("#bot-name") == visible(HOSTILE)
+        tournament = visit.open(f"/tournaments/{ids['tournament']}")
+        why = tournament.locator("#void-matches tbody td:nth-child(4)").inner_text()
+        assert why == visible(HOSTILE_VOID)
+        assert tournament.locator("main iframe").count() == 0
+        match = visit.open(f"/matches/{ids['hostile_match']}")
+        assert HOSTILE_DETAIL not in match.content()  # eve's: not shown to nobody
+        if javascript:  # the embedded viewer draws the match, the name as text
+            viewer = match.frame_locator("#replay iframe")
+            viewer.locator("#scores td.score").first.wait_for()
+            assert visible(HOSTILE) in viewer.locator("body").inner_text()
+        assert visit.errors == []
+    finally:
+        visit.close()
