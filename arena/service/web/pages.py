@@ -10,7 +10,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 
 from arena import viewer as replay_pages
-from arena.cli.leaderboard import time_controls_note
+from arena.cli.leaderboard import time_controls_note  # the CLI's note, one wording
 from arena.games import all_games, load_game
 from arena.results import headtohead, reports
 from arena.service import views
