@@ -5,6 +5,7 @@ or match is a 404 page with one line, private output is its owner's alone."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -250,3 +251,154 @@ def test_a_missing_page_is_a_404_page_with_one_line(web: Web, url: str, line: st
     errors = [t for t in parsed(page).tags if ("id", "error") in t[1]]
     assert len(errors) == 1 and f'<p class="error" id="error">{line}</p>' in page
     assert web.client.get("/api/bots/nobody").json()["error"] == "no bot called 'nobody'"
+
+
+# ----- signing in, CSRF, the submission form ------------------------------------------
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+def browser(web: Web, base_url: str = "http://testserver") -> TestClient:
+    """A client of its own (its own cookies) on the same application."""
+    return TestClient(web.client.app, base_url=base_url)
+
+
+def signed_in(web: Web, who: str, base_url: str = "http://testserver") -> TestClient:
+    client = browser(web, base_url)
+    form = client.get("/signin")
+    answer = client.post(
+        "/signin",
+        data={"token": web.ids["tokens"][who], "csrf": CSRF.findall(form.text)[-1]},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303 and answer.headers["location"] == "/submit"
+    return client
+
+
+def csrf_of(client: TestClient, url: str = "/submit") -> str:
+    return CSRF.findall(client.get(url).text)[-1]
+
+
+def test_signing_in_gives_an_httponly_samesite_cookie_secure_over_tls(web: Web) -> None:
+    client = browser(web)
+    form = client.get("/signin")
+    first = form.headers["set-cookie"]
+    assert "HttpOnly" in first and "SameSite=lax" in first and "Secure" not in first
+    answer = client.post(
+        "/signin",
+        data={"token": web.ids["tokens"]["bob"], "csrf": CSRF.findall(form.text)[-1]},
+        follow_redirects=False,
+    )
+    cookie = answer.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=lax" in cookie and "Secure" not in cookie
+    assert cookie.split(";")[0] != first.split(";")[0]  # a new session id on sign-in
+    assert web.ids["tokens"]["bob"] not in cookie  # the cookie is an id, never the token
+    page = client.get("/bots/bobs").text
+    assert '<span id="signed-in">bob</span>' in page and BOB_DETAIL in page
+    assert 'id="build-output"' in page  # the owner's own submissions' output
+    tls = browser(web, "https://testserver")  # over TLS (or a proxy's X-Forwarded-Proto)
+    form = tls.get("/signin")
+    assert "Secure" in form.headers["set-cookie"]
+    answer = tls.post(
+        "/signin",
+        data={"token": web.ids["tokens"]["alice"], "csrf": CSRF.findall(form.text)[-1]},
+        follow_redirects=False,
+    )
+    assert "Secure" in answer.headers["set-cookie"] and "HttpOnly" in answer.headers["set-cookie"]
+
+
+def test_a_session_shows_private_output_to_its_owner_alone(web: Web) -> None:
+    alice, olga = signed_in(web, "alice"), signed_in(web, "olga")
+    assert BOB_DETAIL not in alice.get("/bots/bobs").text
+    assert 'id="build-output"' not in alice.get("/bots/bobs").text
+    assert BOB_DETAIL in olga.get(f"/matches/{web.ids['match']}").text
+    assert BOB_DETAIL not in browser(web).get(f"/matches/{web.ids['match']}").text
+
+
+def test_a_refused_token_signs_nobody_in(web: Web) -> None:
+    client = browser(web)
+    csrf = CSRF.findall(client.get("/signin").text)[-1]
+    answer = client.post("/signin", data={"token": "arena_forged", "csrf": csrf})
+    assert answer.status_code == 401 and 'id="error"' in answer.text
+    assert 'id="signin-link"' in client.get("/").text
+
+
+def test_every_post_needs_its_sessions_csrf_token(web: Web) -> None:
+    bob, alice = signed_in(web, "bob"), signed_in(web, "alice")
+    theirs = csrf_of(alice)
+    for data in ({}, {"csrf": ""}, {"csrf": theirs}, {"csrf": "x" * 43}):
+        assert bob.post("/signout", data=data).status_code == 403
+        answer = bob.post("/submit", data=data, files={"archive": ("b.zip", b"PK")})
+        assert answer.status_code == 403 and 'id="error"' in answer.text
+    assert '<span id="signed-in">bob</span>' in bob.get("/").text  # still signed in
+    # the sign-in form's own token: another browser's is refused
+    stranger = browser(web)
+    stranger.get("/signin")
+    answer = stranger.post(
+        "/signin", data={"token": web.ids["tokens"]["bob"], "csrf": theirs}, follow_redirects=False
+    )
+    assert answer.status_code == 403
+
+
+def test_signing_out_ends_the_session_on_the_server(web: Web) -> None:
+    client = signed_in(web, "bob")
+    cookie = client.cookies["arena_session"]
+    answer = client.post("/signout", data={"csrf": csrf_of(client)}, follow_redirects=False)
+    assert answer.status_code == 303 and 'arena_session=""' in answer.headers["set-cookie"]
+    replayed = browser(web)
+    replayed.cookies.set("arena_session", cookie)
+    page = replayed.get("/bots/bobs").text  # the old cookie sent again: nobody
+    assert 'id="signin-link"' in page and BOB_DETAIL not in page
+    assert replayed.get("/submit", follow_redirects=False).headers["location"] == (
+        "/signin?next=/submit"
+    )
+
+
+def test_a_rotated_token_ends_its_sessions(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    ids = populate_web(store)
+    client = TestClient(create_app(store, tmp_path))
+    csrf = CSRF.findall(client.get("/signin").text)[-1]
+    client.post("/signin", data={"token": ids["tokens"]["bob"], "csrf": csrf})  # type: ignore[index]
+    assert BOB_DETAIL in client.get("/bots/bobs").text
+    store.rotate_token("bob")
+    assert BOB_DETAIL not in client.get("/bots/bobs").text
+    assert 'id="signin-link"' in client.get("/").text
+
+
+def test_sign_in_goes_back_to_this_site_only(web: Web) -> None:
+    client = browser(web)
+    away = ("//evil.example/", "https://evil.example/", "/\\evil.example")
+    for asked, went in [("/bots/bobs", "/bots/bobs"), *((a, "/submit") for a in away)]:
+        csrf = CSRF.findall(client.get("/signin").text)[-1]
+        answer = client.post(
+            "/signin",
+            data={"token": web.ids["tokens"]["bob"], "csrf": csrf, "next": asked},
+            follow_redirects=False,
+        )
+        assert answer.headers["location"] == went
+
+
+def test_the_submission_form_queues_the_archive_and_its_page_tells_the_refusal(web: Web) -> None:
+    client = signed_in(web, "alice")
+    assert 'enctype="multipart/form-data"' in client.get("/submit").text
+    answer = client.post(
+        "/submit",
+        data={"csrf": csrf_of(client), "name": "<b>x"},
+        files={"archive": ("bot.zip", b"not a zip at all")},
+        follow_redirects=False,
+    )
+    assert answer.status_code == 303
+    where = answer.headers["location"]
+    job_id = int(where.rsplit("/", 1)[1])
+    jobs = web.client.app.state.jobs  # type: ignore[attr-defined]
+    alice = web.store.account("alice")
+    assert alice is not None
+    job = jobs.get(job_id, alice)
+    assert job.done.wait(30)
+    page = client.get(where).text
+    assert "State: <strong>refused</strong>" in page and job.error
+    assert shown(job.error) in page and 'http-equiv="refresh"' not in page
+    assert f'href="/submissions/{job_id}"' in client.get("/submit").text
+    # another account's submission is not told apart from none
+    assert signed_in(web, "bob").get(where).status_code == 404
+    assert browser(web).get(where, follow_redirects=False).status_code == 303

@@ -85,7 +85,7 @@ def create_app(
     @app.exception_handler(ArenaError)
     async def arena_error(request: Request, error: ArenaError) -> JSONResponse | HTMLResponse:
         if _is_page(request):
-            return error_page(status_of(error), str(error))
+            return error_page(status_of(error), str(error), request)
         headers = {"Retry-After": str(error.retry_after)} if isinstance(error, TooMany) else {}
         return error_response(status_of(error), str(error), error.details, **headers)
 
@@ -96,12 +96,14 @@ def create_app(
         first = error.errors()[0] if error.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
         message = visible(f"{where}: {first.get('msg', 'bad request')}")
-        return error_page(400, message) if _is_page(request) else error_response(400, message)
+        return (
+            error_page(400, message, request) if _is_page(request) else error_response(400, message)
+        )
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> JSONResponse | HTMLResponse:
         if _is_page(request):
-            return error_page(error.status_code, str(error.detail))
+            return error_page(error.status_code, str(error.detail), request)
         return error_response(error.status_code, str(error.detail))
 
     app.add_middleware(BodyLimit, max_bytes=config.max_body, seconds=config.body_seconds)

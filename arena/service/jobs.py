@@ -114,6 +114,15 @@ class Jobs:
             raise NotFound(f"no submission {job_id} of yours")
         return job
 
+    def of(self, account: AccountRecord, bot: str | None = None) -> list[Job]:
+        """The jobs `account` made since the service started, newest first (only those
+        of the bot `bot`, named by the job or registered by it, when given)."""
+        with self._lock:
+            found = [j for j in self._jobs.values() if j.account == account.name]
+        if bot is not None:
+            found = [j for j in found if bot in (j.name, j.result.get("bot"))]
+        return sorted(found, key=lambda j: j.id, reverse=True)
+
     def close(self) -> None:
         """Stop taking jobs; the threads end after the one they run (or with the process)."""
         for _thread in self._threads:

@@ -85,7 +85,10 @@ def render(name: str, **context: Any) -> str:
 
 def install(app: FastAPI) -> None:
     """Mount the pages and their style sheet on the service's application."""
-    from arena.service.web.pages import router
+    from arena.service.web import forms, pages
+    from arena.service.web.sessions import Sessions
 
-    app.include_router(router)
+    app.state.sessions = Sessions()
+    app.include_router(pages.router)
+    app.include_router(forms.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

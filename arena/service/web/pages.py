@@ -14,13 +14,16 @@ from arena.cli.leaderboard import time_controls_note  # the CLI's note, one word
 from arena.games import all_games, load_game
 from arena.results import headtohead, reports
 from arena.service import views
-from arena.service.auth import Viewer, viewer
+from arena.service.auth import Viewer
 from arena.service.errors import NotFound
+from arena.service.jobs import Jobs
 from arena.service.web import POLICY, render
+from arena.service.web.sessions import page_viewer
+from arena.status import TournamentStatus
 from arena.store import Store
 
 router = APIRouter(include_in_schema=False)
-Seen = Annotated[Viewer, Depends(viewer)]
+Seen = Annotated[Viewer, Depends(page_viewer)]
 #: How many rows the home page and a bot's page list of what is recent.
 RECENT = 12
 #: The replay viewer's page allows its own inline scripts and style and nothing else.
@@ -58,9 +61,24 @@ def page(html: str, status: int = 200, policy: str = POLICY) -> HTMLResponse:
     return HTMLResponse(html, status, headers=headers)
 
 
-def error_page(status: int, message: str) -> HTMLResponse:
+def error_page(status: int, message: str, request: Request | None = None) -> HTMLResponse:
     """The one-line error of a page (a missing bot or match: 404)."""
-    return page(render("error.html", status=status, message=message), status)
+    signed = {} if request is None else signed_in(request)
+    return page(render("error.html", status=status, message=message, **signed), status)
+
+
+def signed_in(request: Request) -> dict[str, Any]:
+    """What every page's header needs: the signed-in account's name (None: nobody) and
+    its session's CSRF token (for the sign-out form). `page_viewer` found the session."""
+    session = getattr(request.state, "session", None)
+    if session is None or session.token is None:
+        return {"signed": None, "csrf": None}
+    return {"signed": session.account, "csrf": session.csrf}
+
+
+def show(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """The page `templates/NAME` for `request`: its header says who is signed in."""
+    return page(render(name, **signed_in(request), **context), status)
 
 
 def _store(request: Request) -> Store:
@@ -96,6 +114,28 @@ def recent_matches(store: Store, limit: int) -> list[dict[str, Any]]:
     ]
 
 
+def now_playing(store: Store, limit: int) -> list[dict[str, Any]]:
+    """The matches of running tournaments (the open ladder's rounds among them) that are
+    written but not recorded yet: those in play and the next ones, in schedule order."""
+    labels = _labels(store)
+    found: list[dict[str, Any]] = []
+    running = [t for t in store.tournaments() if t.status == TournamentStatus.RUNNING]
+    for tournament in running:
+        for m in store.matches(tournament.id or 0, recorded=False)[: limit - len(found)]:
+            found.append(
+                {
+                    "match": m.id,
+                    "tournament": m.tournament_id,
+                    "tournament_name": tournament.name,
+                    "game": m.game,
+                    "bots": [labels.get(v, str(v)) for v in m.lineup],
+                }
+            )
+        if len(found) >= limit:
+            break
+    return found
+
+
 def newest_versions(store: Store, limit: int) -> list[dict[str, Any]]:
     """The versions submitted last, newest first."""
     names = store.bot_names()
@@ -123,14 +163,14 @@ def home(request: Request, seen: Seen) -> HTMLResponse:
         }
         for g in all_games()
     ]
-    return page(
-        render(
-            "home.html",
-            games=games,
-            matches=recent_matches(store, RECENT),
-            versions=newest_versions(store, RECENT),
-            tournaments=reports.tournaments(store)[:RECENT],
-        )
+    return show(
+        request,
+        "home.html",
+        games=games,
+        playing=now_playing(store, RECENT),
+        matches=recent_matches(store, RECENT),
+        versions=newest_versions(store, RECENT),
+        tournaments=reports.tournaments(store)[:RECENT],
     )
 
 
@@ -163,21 +203,20 @@ def leaderboard(
     shown_rules = rules or spec.version
     direction = order or SORTS[sort]
     rows = sorted_board(views.board(store, game, latest, rules), sort, direction)
-    return page(
-        render(
-            "leaderboard.html",
-            game=game,
-            title=spec.title,
-            rules=shown_rules,
-            current=spec.version,
-            score_order=reports.score_order(game),
-            time_control=time_controls_note(store, game, shown_rules),
-            rows=rows,
-            sort=sort,
-            order=direction,
-            latest=latest,
-            sorts=SORTS,
-        )
+    return show(
+        request,
+        "leaderboard.html",
+        game=game,
+        title=spec.title,
+        rules=shown_rules,
+        current=spec.version,
+        score_order=reports.score_order(game),
+        time_control=time_controls_note(store, game, shown_rules),
+        rows=rows,
+        sort=sort,
+        order=direction,
+        latest=latest,
+        sorts=SORTS,
     )
 
 
@@ -214,13 +253,15 @@ def by_opponent(store: Store, name: str, details: dict[str, Any]) -> list[dict[s
 def bot(request: Request, name: str, seen: Seen) -> HTMLResponse:
     store = _store(request)
     details = views.bot(store, seen, name)  # NotFound: the 404 page
-    return page(
-        render(
-            "bot.html",
-            bot=details,
-            opponents=by_opponent(store, name, details),
-            matches=views.matches(store, seen, name, RECENT),
-        )
+    jobs: Jobs = request.app.state.jobs
+    own = seen.account is not None and seen.sees(details["owner"])
+    return show(
+        request,
+        "bot.html",
+        bot=details,
+        opponents=by_opponent(store, name, details),
+        matches=views.matches(store, seen, name, RECENT),
+        submissions=[j.shown() for j in jobs.of(seen.author(), name)] if own else None,
     )
 
 
@@ -235,7 +276,7 @@ def match(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
     store = _store(request)
     found = views.match(store, seen, _match_id(match_id))
     viewable = found["game"] in replay_pages.GAMES and store.replay(match_id) is not None
-    return page(render("match.html", match=found, replay=viewable))
+    return show(request, "match.html", match=found, replay=viewable)
 
 
 @router.get("/matches/{match_id}/replay", response_class=HTMLResponse)
@@ -256,7 +297,7 @@ def tournament(request: Request, tournament_id: int, seen: Seen) -> HTMLResponse
     standings = found["standings"]
     columns = [c for c in (standings[0] if standings else {}) if c not in NOT_COLUMNS]
     pairs = [headtohead.display(r) for r in found["head_to_head"] if r["games"]]
-    return page(render("tournament.html", t=found, columns=columns, pairs=pairs))
+    return show(request, "tournament.html", t=found, columns=columns, pairs=pairs)
 
 
 #: Row keys a standings table says once (in its heading), not in every row.
