@@ -11,6 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from fastapi.testclient import TestClient
 from markupsafe import escape
@@ -93,12 +94,22 @@ def shown(text: str) -> str:
     return str(escape(visible(text)))
 
 
+#: The only scripts a page loads: the plot library and the plot's code, on a bot's page.
+PLOT_SCRIPTS = ["/static/vendor/uplot/uPlot.iife.min.js", "/static/rating-plot.js"]
+
+
 def test_every_page_answers_with_no_script_no_handler_and_only_its_own_sheet(web: Web) -> None:
     for url in web.pages():
         tags = parsed(web.get(url))
         assert tags.tags, url
         names = [tag for tag, _ in tags.tags]
-        assert "script" not in names and "img" not in names and "svg" not in names, url
+        assert "img" not in names and "svg" not in names, url
+        scripts = [dict(attrs) for tag, attrs in tags.tags if tag == "script"]
+        loaded = [s["src"] for s in scripts if "src" in s]
+        assert loaded in ([], PLOT_SCRIPTS), url  # a bot's page with a plot: the plot's own
+        assert [s for s in scripts if "src" not in s] == (
+            [{"type": "application/json", "id": "rating-data"}] if loaded else []
+        ), url  # data, never code
         for tag, attrs in tags.tags:
             assert not [a for a, _ in attrs if a.startswith("on")], (url, tag, attrs)
             for attr, value in attrs:
@@ -106,6 +117,25 @@ def test_every_page_answers_with_no_script_no_handler_and_only_its_own_sheet(web
                     assert value and value.startswith(("/", "?")), (url, tag, value)
         assert ("link", [("rel", "stylesheet"), ("href", "/static/site.css")]) in tags.tags
     assert "text/css" in web.client.get("/static/site.css").headers["content-type"]
+    for script in PLOT_SCRIPTS:
+        assert "javascript" in web.client.get(script).headers["content-type"]
+
+
+def test_the_bot_page_embeds_its_rating_history_as_stored(web: Web) -> None:
+    page = web.get("/bots/bobs")
+    data = page[page.index('id="rating-data">') + len('id="rating-data">') :]
+    plots = orjson.loads(data[: data.index("</script>")])
+    stored = [
+        (m.id, s.mu_after, s.sigma_after)
+        for m, s in reversed(web.store.bot_matches("bobs", 100))
+        if s.mu_after is not None
+    ]
+    assert len(stored) == 2
+    assert [(p["match"], p["mu"], p["sigma"]) for p in plots[0]["points"]] == stored
+    assert plots[0]["game"] == "take-that" and plots[0]["versions"] == [1]
+    policy = web.client.get("/bots/bobs").headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "unsafe" not in policy
+    assert "script-src" not in web.client.get("/").headers["content-security-policy"]
 
 
 def test_home_lists_games_recent_matches_and_newest_versions(web: Web) -> None:

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
+from markupsafe import Markup
 
 from arena import viewer as replay_pages
 from arena.cli.leaderboard import time_controls_note  # the CLI's note, one wording
@@ -18,6 +19,7 @@ from arena.service.auth import Viewer
 from arena.service.errors import NotFound
 from arena.service.jobs import Jobs
 from arena.service.web import POLICY, render
+from arena.service.web.plots import rating_history
 from arena.service.web.sessions import page_viewer
 from arena.status import TournamentStatus
 from arena.store import Store
@@ -31,6 +33,8 @@ VIEWER_POLICY = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "img-src data:; frame-ancestors 'self'"
 )
+#: A page with a plot runs the site's own scripts (uPlot and rating-plot.js), no other.
+PLOT_POLICY = POLICY + "; script-src 'self'"
 #: The leaderboard's sortable columns, each with the order it is first sorted in.
 SORTS: dict[str, str] = {
     "rank": "asc",
@@ -76,9 +80,11 @@ def signed_in(request: Request) -> dict[str, Any]:
     return {"signed": session.account, "csrf": session.csrf}
 
 
-def show(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+def show(
+    request: Request, name: str, status: int = 200, policy: str = POLICY, **context: Any
+) -> HTMLResponse:
     """The page `templates/NAME` for `request`: its header says who is signed in."""
-    return page(render(name, **signed_in(request), **context), status)
+    return page(render(name, **signed_in(request), **context), status, policy)
 
 
 def _store(request: Request) -> Store:
@@ -254,6 +260,7 @@ def bot(request: Request, name: str, seen: Seen) -> HTMLResponse:
     store = _store(request)
     details = views.bot(store, seen, name)  # NotFound: the 404 page
     jobs: Jobs = request.app.state.jobs
+    history = rating_history(store, name)
     own = seen.account is not None and seen.sees(details["owner"])
     return show(
         request,
@@ -262,6 +269,9 @@ def bot(request: Request, name: str, seen: Seen) -> HTMLResponse:
         opponents=by_opponent(store, name, details),
         matches=views.matches(store, seen, name, RECENT),
         submissions=[j.shown() for j in jobs.of(seen.author(), name)] if own else None,
+        history=history,
+        history_json=Markup(replay_pages.embed_json(history)),
+        policy=PLOT_POLICY if history else POLICY,
     )
 
 
