@@ -27,7 +27,7 @@ from arena import games
 from arena.cli import app
 from arena.errors import StoreError
 from arena.store import Store
-from arena.tournament import runner
+from arena.tournament import executors, runner
 from arena.tournament.config import TournamentConfig
 from tests.databases import BACKENDS, database_url
 from tests.helpers import kill_once_recorded, register_unchecked
@@ -343,6 +343,7 @@ def test_issue_30_invalid_utf8_from_a_bot_is_stored_as_the_bytes_it_wrote(
 
 def test_issue_30_a_truncated_shared_memory_file_mid_tournament_is_one_line_and_loses_nothing(
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Another process truncating `arena.db-shm` killed the coordinator with SIGBUS: no
     message, the tournament left `running`. Now: one line, `interrupted`, and `resume`
@@ -361,6 +362,9 @@ def test_issue_30_a_truncated_shared_memory_file_mid_tournament_is_one_line_and_
         if progress.done == 3:
             os.truncate(tmp_path / "arena.db-shm", 0)
 
+    # One transaction a match, so that the truncation comes mid-run (one worker lets
+    # results wait 0.25 s to record them together: these 16 fit in one transaction).
+    monkeypatch.setattr(executors.InProcess, "hold_seconds", 0.0)
     with pytest.raises(StoreError, match=r"shared-memory file .* truncated") as stopped:
         runner.run(store, tid, on_progress=truncate_after_three)
     assert "\n" not in str(stopped.value)

@@ -195,7 +195,10 @@ def run(
     finally:
         if isinstance(executor, str):  # opened here: shut here
             pool.shutdown(now=stopped)
-    store.set_tournament_status(tournament_id, TournamentStatus.FINISHED)
+    try:  # every match is recorded; the database may still fail here, as in the loop
+        store.set_tournament_status(tournament_id, TournamentStatus.FINISHED)
+    except StoreError as error:
+        raise StoreError(f"{error}: {_stop_if_possible(store, tournament_id)}") from None
     LOG.info("tournament %d finished", tournament_id)
 
 
