@@ -135,13 +135,17 @@ def test_a_seat_sees_no_lock_that_a_running_build_holds(scratch: Path) -> None:
 def test_without_the_seat_filter_the_build_lock_shows(
     scratch: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The check above is a real one: unfiltered, a seat does see the build's lock."""
+    """Unfiltered, a seat no longer sees the build's lock on /usr/bin/env either: the
+    match's system view (arena.sandbox.view, issue 30 item 6) gives it its own copy of
+    that small file, so the lock is on another inode. (Before the view, this control
+    showed the lock; a control through a file the view binds from the host is still to
+    be written.)"""
     real = detection.protections()
     monkeypatch.setattr(detection, "protections", lambda: dataclasses.replace(real, seccomp=False))
     with build_holding_locks(scratch):
         seen = seat_looks()
-    assert seen["/usr/bin/env flock"] in ("EWOULDBLOCK", "EAGAIN")
-    assert seen["/usr/bin/env F_GETLK"] == f"answered {fcntl.F_RDLCK}"
+    assert seen["/usr/bin/env flock"] not in ("EWOULDBLOCK", "EAGAIN")
+    assert seen["/usr/bin/env F_GETLK"] != f"answered {fcntl.F_RDLCK}"
 
 
 def test_the_seat_filter_still_refuses_locks() -> None:
