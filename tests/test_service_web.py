@@ -20,8 +20,10 @@ from arena.controls import visible
 from arena.results import headtohead, reports
 from arena.service.app import create_app
 from arena.service.web import number, segment
+from arena.status import TournamentStatus
 from arena.store import Store
-from tests.service_fixtures import BOB_DETAIL
+from arena.store.models import Match
+from tests.service_fixtures import BOB_DEBUG, BOB_DETAIL
 from tests.web_fixtures import (
     HOSTILE,
     HOSTILE_DETAIL,
@@ -106,9 +108,10 @@ def test_every_page_answers_with_no_script_no_handler_and_only_its_own_sheet(web
         assert "img" not in names and "svg" not in names, url
         scripts = [dict(attrs) for tag, attrs in tags.tags if tag == "script"]
         loaded = [s["src"] for s in scripts if "src" in s]
-        assert loaded in ([], PLOT_SCRIPTS), url  # a bot's page with a plot: the plot's own
+        # a bot's page with a plot: the plot's own; a board: its refresh
+        assert loaded in ([], PLOT_SCRIPTS, ["/static/refresh.js"]), url
         assert [s for s in scripts if "src" not in s] == (
-            [{"type": "application/json", "id": "rating-data"}] if loaded else []
+            [{"type": "application/json", "id": "rating-data"}] if loaded == PLOT_SCRIPTS else []
         ), url  # data, never code
         for tag, attrs in tags.tags:
             assert not [a for a, _ in attrs if a.startswith("on")], (url, tag, attrs)
@@ -432,3 +435,89 @@ def test_the_submission_form_queues_the_archive_and_its_page_tells_the_refusal(w
     # another account's submission is not told apart from none
     assert signed_in(web, "bob").get(where).status_code == 404
     assert browser(web).get(where, follow_redirects=False).status_code == 303
+
+
+# ----- live: a match followed by server-sent events, a board that follows -------------
+def _events(client: TestClient, url: str, headers: dict[str, str] | None = None) -> list[Any]:
+    """The (event, id, data) of a stream, read to its end."""
+    found: list[Any] = []
+    kind, ident = None, None
+    with client.stream("GET", url, headers=headers or {}) as answer:
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        for line in answer.iter_lines():
+            if line.startswith("event: "):
+                kind = line[7:]
+            elif line.startswith("id: "):
+                ident = int(line[4:])
+            elif line.startswith("data: "):
+                found.append((kind, ident, orjson.loads(line[6:])))
+                kind = ident = None
+    return found
+
+
+def test_a_live_match_streams_every_event_as_a_spectator_sees_it(tmp_path: Path) -> None:
+    from arena.service.live import Live
+    from tests.service_fixtures import replay_of
+
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    ids = populate_web(store)
+    tid = ids["first_tournament"]
+    assert isinstance(tid, int)
+    first = store.matches(tid)[0]
+    (unplayed,) = store.add_matches(
+        tid, [Match(number=1, game="take-that", game_version=1, seed=9, lineup=first.lineup)]
+    )
+    store.set_tournament_status(tid, TournamentStatus.RUNNING)
+    assert unplayed.id is not None and not unplayed.recorded
+    live = Live()
+    client = TestClient(create_app(store, tmp_path, live=live))
+    replay = replay_of(unplayed.id, [f"{HOSTILE} v1", "bobs v1"])  # names as published
+    header = {k: v for k, v in replay.items() if k not in ("events", "outcome")}
+    assert client.get(f"/matches/{unplayed.id}/live").status_code == 404
+    live.start(unplayed.id, header)
+    home = client.get("/").text
+    playing = home[home.index('id="now-playing"') : home.index('id="recent-matches"')]
+    assert f'href="/matches/{unplayed.id}">{unplayed.id}</a> <span class="live">live</span>' in (
+        playing
+    )
+    page = client.get(f"/matches/{unplayed.id}")
+    assert 'id="live"' in page.text and "/static/live.js" in page.text
+    assert "connect-src 'self'" in page.headers["content-security-policy"]
+    for event in replay["events"]:
+        live.event(unplayed.id, event)
+    live.end(unplayed.id)
+    streamed = _events(client, f"/matches/{unplayed.id}/live")
+    frames = [data for kind, _, data in streamed if kind == "frame"]
+    assert [kind for kind, _, _ in streamed][-1] == "end"
+    assert len(frames) == len(replay["events"])  # every event, once
+    assert [i for kind, i, _ in streamed if kind == "frame"] == list(range(len(frames)))
+    decisions = [e for e in replay["events"] if "decision" in e]
+    assert len([f for f in frames if f["kind"] == "decision"]) == len(decisions)
+    for frame in frames:  # a spectator's: no view, no secret, no debug, no decision value
+        assert set(frame) == {
+            "kind",
+            "seat",
+            "bot",
+            "text",
+            "scores",
+            "to_move",
+            "forfeited",
+            "over",
+        }
+    assert {f["text"] for f in frames if f["kind"] == "chance"} == {"chance"}
+    assert BOB_DEBUG not in str(frames) and BOB_DETAIL not in str(frames)
+    assert frames[-1]["over"] and frames[-1]["bot"] == "bobs v1"
+    assert visible(HOSTILE) + " v1" in {f["bot"] for f in frames}
+    # a browser that reconnects gets only what it missed
+    again = _events(client, f"/matches/{unplayed.id}/live", {"Last-Event-ID": "69"})
+    assert [i for kind, i, _ in again if kind == "frame"] == list(range(70, len(frames)))
+
+
+def test_the_home_page_marks_a_live_match_and_the_board_follows(web: Web) -> None:
+    board = web.client.get("/leaderboard/take-that")
+    assert "connect-src 'self'" in board.headers["content-security-policy"]
+    assert 'id="board-area"' in board.text and 'src="/static/refresh.js"' in board.text
+    stamp = re.search(r'data-stamp="([0-9a-f]+)"', board.text)
+    assert stamp is not None
+    assert stamp.group(1) in web.client.get("/leaderboard/take-that").text  # unchanged board

@@ -21,6 +21,7 @@ from arena.controls import visible
 from arena.service.errors import TooMany, status_of
 from arena.service.guards import BodyLimit, RateLimit
 from arena.service.jobs import Jobs
+from arena.service.live import Live
 from arena.service.routes import error_response, router
 from arena.service.tournaments import Tournaments
 from arena.service.web import install as install_pages
@@ -51,12 +52,14 @@ def create_app(
     config: ServiceConfig = ServiceConfig(),
     on_stop: Callable[[], None] | None = None,
     on_change: Callable[[], None] | None = None,
+    live: Live | None = None,
 ) -> FastAPI:
     """The application over `store` (and the arena home `home`, where versions are kept).
 
     `on_stop` runs when the server shuts down (the open ladder's stop), before the
     submission workers are let go; `on_change` when a version is added, retired or
-    reinstated (the open ladder looks at its pool again).
+    reinstated (the open ladder looks at its pool again). `live`: the matches in play
+    that spectators may follow (arena.service.live), published by whoever plays them.
     """
 
     @asynccontextmanager
@@ -74,6 +77,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.store = store
+    app.state.live = live or Live()
     app.state.home = home
     app.state.rate = RateLimit(config.submissions, config.submission_seconds)
     app.state.changed = on_change or (lambda: None)

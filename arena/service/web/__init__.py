@@ -85,10 +85,11 @@ def render(name: str, **context: Any) -> str:
 
 def install(app: FastAPI) -> None:
     """Mount the pages and their style sheet on the service's application."""
-    from arena.service.web import forms, pages
+    from arena.service.web import forms, pages, watch
     from arena.service.web.sessions import Sessions
 
     app.state.sessions = Sessions()
     app.include_router(pages.router)
     app.include_router(forms.router)
+    app.include_router(watch.router)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

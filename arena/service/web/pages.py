@@ -4,8 +4,10 @@ JSON API compute them), and renders one template. No SQL and no rule lives here.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Any, Literal
 
+import orjson
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
@@ -35,6 +37,10 @@ VIEWER_POLICY = (
 )
 #: A page with a plot runs the site's own scripts (uPlot and rating-plot.js), no other.
 PLOT_POLICY = POLICY + "; script-src 'self'"
+#: A page that follows the service (a live match, a board) also asks it for more.
+LIVE_POLICY = POLICY + "; script-src 'self'; connect-src 'self'"
+#: Seconds between a leaderboard page's looks for a new board.
+REFRESH = 5
 #: The leaderboard's sortable columns, each with the order it is first sorted in.
 SORTS: dict[str, str] = {
     "rank": "asc",
@@ -120,7 +126,9 @@ def recent_matches(store: Store, limit: int) -> list[dict[str, Any]]:
     ]
 
 
-def now_playing(store: Store, limit: int) -> list[dict[str, Any]]:
+def now_playing(
+    store: Store, limit: int, live: frozenset[int] = frozenset()
+) -> list[dict[str, Any]]:
     """The matches of running tournaments (the open ladder's rounds among them) that are
     written but not recorded yet: those in play and the next ones, in schedule order."""
     labels = _labels(store)
@@ -135,6 +143,7 @@ def now_playing(store: Store, limit: int) -> list[dict[str, Any]]:
                     "tournament_name": tournament.name,
                     "game": m.game,
                     "bots": [labels.get(v, str(v)) for v in m.lineup],
+                    "live": m.id in live,
                 }
             )
         if len(found) >= limit:
@@ -173,7 +182,7 @@ def home(request: Request, seen: Seen) -> HTMLResponse:
         request,
         "home.html",
         games=games,
-        playing=now_playing(store, RECENT),
+        playing=now_playing(store, RECENT, frozenset(request.app.state.live.playing())),
         matches=recent_matches(store, RECENT),
         versions=newest_versions(store, RECENT),
         tournaments=reports.tournaments(store)[:RECENT],
@@ -209,9 +218,13 @@ def leaderboard(
     shown_rules = rules or spec.version
     direction = order or SORTS[sort]
     rows = sorted_board(views.board(store, game, latest, rules), sort, direction)
+    stamp = hashlib.sha256(orjson.dumps(rows)).hexdigest()[:16]
     return show(
         request,
         "leaderboard.html",
+        policy=LIVE_POLICY,
+        refresh=REFRESH,
+        stamp=stamp,
         game=game,
         title=spec.title,
         rules=shown_rules,
@@ -286,7 +299,9 @@ def match(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
     store = _store(request)
     found = views.match(store, seen, _match_id(match_id))
     viewable = found["game"] in replay_pages.GAMES and store.replay(match_id) is not None
-    return show(request, "match.html", match=found, replay=viewable)
+    live = not found["recorded"] and request.app.state.live.watched(match_id)
+    policy = LIVE_POLICY if live else POLICY
+    return show(request, "match.html", policy=policy, match=found, replay=viewable, live=live)
 
 
 @router.get("/matches/{match_id}/replay", response_class=HTMLResponse)
