@@ -116,9 +116,12 @@ def populate(store: Store) -> tuple[dict[str, str], int]:
     return tokens, match_id
 
 
-def serve(store: Store, home: Path, config: ServiceConfig | None = None) -> Iterator[str]:
-    """Run the service in a thread until the block ends; yields its URL."""
-    app = create_app(store, home, config or ServiceConfig())
+def serve(
+    store: Store, home: Path, config: ServiceConfig | None = None, **options: Any
+) -> Iterator[str]:
+    """Run the service in a thread until the block ends; yields its URL. `options` go to
+    `create_app` (on_change, live)."""
+    app = create_app(store, home, config or ServiceConfig(), **options)
     sock = server.listen("127.0.0.1", 0)
     host, port = sock.getsockname()[:2]
     running = server.server(app)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from arena.controls import visible
+from arena.service.live import Live
 from arena.service.web import segment
 from arena.store import Store
 from tests.service_fixtures import serve
@@ -26,8 +27,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[s
     home = tmp_path_factory.mktemp("site")
     store = Store(f"sqlite:///{home / 'arena.db'}")
     ids = populate_web(store)
-    for url in serve(store, home):
-        yield url, ids
+    live = Live()
+    for url in serve(store, home, live=live):
+        yield url, {**ids, "store": store, "live": live}
 
 
 @pytest.fixture(scope="module")
@@ -95,6 +97,8 @@ def _paths(ids: dict[str, Any]) -> list[str]:
         f"/matches/{ids['void_match']}",
         f"/matches/{ids['hostile_match']}/replay",
         f"/tournaments/{ids['tournament']}",
+        "/signin",
+        "/submit",  # leads to /signin for a reader who is not signed in
     ]
 
 
@@ -113,7 +117,7 @@ def test_every_page_renders_alone_with_no_error_and_runs_nothing_hostile(
             if javascript:
                 for frame in frames:
                     assert frame.evaluate("typeof window.pwned") == "undefined", path
-            assert tab.locator("h1, #app").count() >= 1, path
+                assert tab.locator("h1, #app").count() >= 1, path
             tab.close()
         assert visit.errors == []
         assert visit.requests and all(url.startswith(origin + "/") for url in visit.requests)
@@ -131,7 +135,9 @@ def test_a_hostile_name_detail_and_void_reason_show_as_text(
     try:
         bot = visit.open(f"/bots/{segment(HOSTILE)}")
         assert bot.inner_text("#bot-name") == visible(HOSTILE)
-        assert bot.locator("main script, main img, main b").count() == 0
+        assert (
+            bot.locator("main script:not([type='application/json']), main img, main b").count() == 0
+        )
         board = visit.open("/leaderboard/take-that")
         names = board.locator("#board tbody tr td:nth-child(2)").all_inner_texts()
         assert visible(HOSTILE) in names
@@ -150,5 +156,79 @@ def test_a_hostile_name_detail_and_void_reason_show_as_text(
             viewer.locator("#scores td.score").first.wait_for()
             assert visible(HOSTILE) in viewer.locator("body").inner_text()
         assert visit.errors == []
+    finally:
+        visit.close()
+
+
+def test_the_plots_points_are_the_stored_ratings(
+    browser: Any, site: tuple[str, dict[str, Any]]
+) -> None:
+    origin, ids = site
+    store: Store = ids["store"]
+    visit = Visit(browser, origin, True)
+    try:
+        for name in ("bobs", HOSTILE):
+            tab = visit.open(f"/bots/{segment(name)}")
+            tab.wait_for_function("() => window.arenaPlots && window.arenaPlots.length > 0")
+            drawn = tab.evaluate("window.arenaPlots.map(p => [p.game, p.plot.data])")
+            seats = [
+                (m, s) for m, s in reversed(store.bot_matches(name, 1000)) if s.mu_after is not None
+            ]
+            assert len(drawn) == 1 and drawn[0][0] == "take-that"
+            x, mu, upper, lower = drawn[0][1]
+            assert x == list(range(1, len(seats) + 1))
+            assert mu == [s.mu_after for _, s in seats]
+            assert upper == pytest.approx([s.mu_after + 2 * s.sigma_after for _, s in seats])
+            assert lower == pytest.approx([s.mu_after - 2 * s.sigma_after for _, s in seats])
+            assert tab.locator("#rating-plots canvas").count() == 1
+            assert tab.evaluate("typeof window.pwned") == "undefined"
+        assert visit.errors == []
+        assert all(url.startswith(origin + "/") for url in visit.requests)
+    finally:
+        visit.close()
+
+
+def test_a_live_match_page_receives_every_move(
+    browser: Any, site: tuple[str, dict[str, Any]]
+) -> None:
+    from arena.status import TournamentStatus
+    from arena.store.models import Match
+    from tests.service_fixtures import BOB_DEBUG, replay_of
+
+    origin, ids = site
+    store: Store = ids["store"]
+    live: Live = ids["live"]
+    tid = ids["first_tournament"]
+    first = store.matches(tid)[0]
+    (playing,) = store.add_matches(
+        tid, [Match(number=1, game="take-that", game_version=1, seed=9, lineup=first.lineup)]
+    )
+    assert playing.id is not None
+    store.set_tournament_status(tid, TournamentStatus.RUNNING)
+    replay = replay_of(playing.id, ["alices v1", f"{HOSTILE} v1"])
+    live.start(playing.id, {k: v for k, v in replay.items() if k not in ("events", "outcome")})
+    visit = Visit(browser, origin, True)
+    try:
+        home = visit.open("/")
+        assert home.locator("#now-playing .live").count() == 1
+        tab = visit.open(f"/matches/{playing.id}")
+        tab.wait_for_function("() => window.arenaLive !== undefined")
+        events = replay["events"]
+        for n, event in enumerate(events, 1):  # published one by one as a match plays
+            live.event(playing.id, event)
+            if n % 10 == 0 or n == len(events):
+                tab.wait_for_function(f"() => window.arenaLive.frames.length === {n}")
+        frames = tab.evaluate("window.arenaLive.frames")
+        assert len(frames) == len(events)
+        assert [f["seat"] for f in frames] == [e.get("seat", e.get("forfeit")) for e in events]
+        shown = tab.inner_text("#live-log")
+        assert "chance:" not in shown and BOB_DEBUG not in shown  # nothing hidden is sent
+        assert tab.locator("#live-log li").count() == len(events)
+        assert tab.evaluate("typeof window.pwned") == "undefined"
+        with tab.expect_navigation():
+            live.end(playing.id)  # the page loads itself again: the match as stored
+        assert tab.locator("#live").count() == 0
+        assert visit.errors == []
+        assert all(url.startswith(origin + "/") for url in visit.requests)
     finally:
         visit.close()

@@ -84,6 +84,12 @@ class Live:
         with self._lock:
             return [m for m, found in self._matches.items() if not found.ended]
 
+    def in_play(self, match_id: int) -> bool:
+        """True while the match is published and not over."""
+        with self._lock:
+            found = self._matches.get(match_id)
+            return found is not None and not found.ended
+
     def watched(self, match_id: int) -> bool:
         with self._lock:
             return match_id in self._matches

@@ -299,7 +299,7 @@ def match(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
     store = _store(request)
     found = views.match(store, seen, _match_id(match_id))
     viewable = found["game"] in replay_pages.GAMES and store.replay(match_id) is not None
-    live = not found["recorded"] and request.app.state.live.watched(match_id)
+    live = not found["recorded"] and request.app.state.live.in_play(match_id)
     policy = LIVE_POLICY if live else POLICY
     return show(request, "match.html", policy=policy, match=found, replay=viewable, live=live)
 
