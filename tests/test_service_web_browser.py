@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -232,3 +233,57 @@ def test_a_live_match_page_receives_every_move(
         assert all(url.startswith(origin + "/") for url in visit.requests)
     finally:
         visit.close()
+
+
+def test_an_author_signs_in_uploads_a_starter_kit_and_finds_it_on_the_leaderboard(
+    browser: Any, tmp_path: Path
+) -> None:
+    import tarfile
+
+    from typer.testing import CliRunner
+
+    from arena.cli import app as cli
+    from arena.service.ladder import LadderSpec, OpenLadders
+
+    home = tmp_path / "home"
+    home.mkdir()
+    store = Store(f"sqlite:///{home / 'arena.db'}")
+    token = store.add_account("carol")
+    kit = tmp_path / "carols"
+    made = CliRunner().invoke(cli, ["init", str(kit), "--kit", "python"])
+    assert made.exit_code == 0, made.output
+    archive = tmp_path / "carols.tar.gz"
+    with tarfile.open(archive, "w:gz") as packed:
+        packed.add(kit, arcname="carols")
+    spec = LadderSpec(game="take-that", players=2, matches=1000, bundled=("random",), workers=1)
+    ladders = OpenLadders(store, home, [spec])
+    ladders.start()
+    visit = Visit(browser, "", True)
+    try:
+        for origin in serve(store, home, on_change=ladders.poke):
+            visit.origin = origin
+            tab = visit.open("/submit")  # not signed in: the sign-in form
+            assert tab.url.startswith(origin + "/signin")
+            tab.fill("#token", token)
+            with tab.expect_navigation():
+                tab.click("#signin-button")
+            assert tab.url == origin + "/submit" and tab.inner_text("#signed-in") == "carol"
+            tab.set_input_files("#archive", str(archive))
+            with tab.expect_navigation():
+                tab.click("#submit-button")
+            assert "/submissions/" in tab.url
+            # the page reloads itself (no script) until the job is done
+            tab.wait_for_selector("#state.state-registered", timeout=180_000)
+            tab.click("#result a")
+            tab.wait_for_load_state("load")
+            assert tab.inner_text("#bot-name") == "carols"
+            board = visit.open("/leaderboard/take-that")
+            # the board follows the recording by itself: carols appears once rated
+            board.locator("#board a", has_text="carols").wait_for(timeout=180_000)
+            rows = board.locator("#board tbody tr td:nth-child(2)").all_inner_texts()
+            assert "carols" in rows
+            assert visit.errors == []
+            assert all(url.startswith(origin + "/") for url in visit.requests)
+    finally:
+        visit.close()
+        ladders.stop(60)
