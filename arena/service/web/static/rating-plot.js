@@ -13,7 +13,7 @@
   const COLOURS = ["#1f5f99", "#b3541e", "#2a7d3b", "#7b3a96", "#9a2f4a", "#52616b"];
   const made = [];
 
-  function width() { return Math.max(260, Math.min(holder.clientWidth || 600, 900)); }
+  function width() { return Math.max(240, Math.min(holder.clientWidth || 600, 900)); }
 
   PLOTS.forEach((found, index) => {
     const box = document.createElement("figure");
