@@ -17,6 +17,7 @@ latency measures the machine, CPU time the service.
 
     .venv/bin/python scripts/bench_service.py
     .venv/bin/python scripts/bench_service.py --postgres "$ARENA_TEST_POSTGRES"
+    .venv/bin/python scripts/bench_service.py --pages   # the web pages, and their sizes
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--bots", type=int, default=50, help="registered bots (default 50)")
     parser.add_argument("--clients", default="1,10,100", help="reader counts (default 1,10,100)")
     parser.add_argument("--seconds", type=float, default=5.0, help="per count (default 5)")
+    parser.add_argument(
+        "--pages",
+        action="store_true",
+        help="read the web pages (home, a leaderboard, a bot's page) instead of the JSON API,"
+        " and print each page's size",
+    )
     args = parser.parse_args(argv)
     try:
         args.counts = [int(c) for c in args.clients.split(",")]
@@ -122,9 +129,26 @@ def record(url: str, tid: int, stop: Any, done: Any) -> None:
     store.close()
 
 
-async def read(url: str, clients: int, seconds: float, bots: int) -> dict[str, list[float]]:
+def paths(turn: int, bots: int, pages: bool) -> tuple[str, str]:
+    """What a reader asks for at its `turn`: the JSON API's board and bot, or the web
+    pages' home, board and bot page in turn."""
+    if not pages:
+        if turn % 2 == 0:
+            return "leaderboard", f"/api/leaderboard/{GAME}"
+        return "bot", f"/api/bots/bot-{turn % bots}"
+    which = (
+        ("home", "/"),
+        ("leaderboard", f"/leaderboard/{GAME}"),
+        ("bot", f"/bots/bot-{turn % bots}"),
+    )
+    return which[turn % 3]
+
+
+async def read(
+    url: str, clients: int, seconds: float, bots: int, pages: bool = False
+) -> dict[str, list[float]]:
     """`clients` readers for `seconds`: latencies (ms) by page."""
-    found: dict[str, list[float]] = {"leaderboard": [], "bot": []}
+    found: dict[str, list[float]] = {"leaderboard": [], "bot": [], "home": []}
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as client:
         deadline = time.monotonic() + seconds
@@ -132,11 +156,7 @@ async def read(url: str, clients: int, seconds: float, bots: int) -> dict[str, l
         async def reader(k: int) -> None:
             turn = k
             while time.monotonic() < deadline:
-                page, path = (
-                    ("leaderboard", f"/api/leaderboard/{GAME}")
-                    if turn % 2 == 0
-                    else ("bot", f"/api/bots/bot-{turn % bots}")
-                )
+                page, path = paths(turn, bots, pages)
                 began = time.perf_counter()
                 answer = await client.get(path)
                 answer.raise_for_status()
@@ -145,6 +165,27 @@ async def read(url: str, clients: int, seconds: float, bots: int) -> dict[str, l
 
         await asyncio.gather(*(reader(k) for k in range(clients)))
     return found
+
+
+def sizes(url: str) -> None:
+    """Each page's size: its HTML, and what a browser loads with it (sheet, scripts)."""
+    with httpx.Client(base_url=url, timeout=30) as client:
+        assets = {
+            path: len(client.get(path).content)
+            for path in (
+                "/static/site.css",
+                "/static/refresh.js",
+                "/static/rating-plot.js",
+                "/static/vendor/uplot/uPlot.iife.min.js",
+                "/static/vendor/uplot/uPlot.min.css",
+            )
+        }
+        for path in ("/", f"/leaderboard/{GAME}", "/bots/bot-0", "/signin"):
+            answer = client.get(path)
+            answer.raise_for_status()
+            print(f"  page {path}: {len(answer.content)} bytes of HTML")
+        for path, size in assets.items():
+            print(f"  asset {path}: {size} bytes (cached by the browser)")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -199,10 +240,14 @@ def run(args: argparse.Namespace, home: Path, url: str) -> None:
         line = server.stderr.readline()
         served = line.split(" on ")[1].split(" ")[0]
         backend = url.split(":", 1)[0]
-        print(f"{backend}, {args.bots} bots, {args.seconds:g} s per count, server {served}")
+        what = "web pages" if args.pages else "JSON API"
+        print(f"{backend}, {what}, {args.bots} bots, {args.seconds:g} s per count, server {served}")
+        if args.pages:
+            sizes(served)
         print(
-            "clients  req/s  board p50  board p99  bot p50  bot p99  matches/s recorded"
-            "  server CPU/request"
+            "clients  req/s  board p50  board p99  bot p50  bot p99"
+            + ("  home p50  home p99" if args.pages else "")
+            + "  matches/s recorded  server CPU/request"
         )
         for clients in args.counts:
             stop, done = multiprocessing.Event(), multiprocessing.Queue()  # type: ignore[var-annotated]
@@ -210,18 +255,23 @@ def run(args: argparse.Namespace, home: Path, url: str) -> None:
             recorder.start()
             assert done.get(timeout=120) == "ready"
             began, cpu = time.monotonic(), cpu_seconds(server.pid)
-            found = asyncio.run(read(served, clients, args.seconds, args.bots))
+            found = asyncio.run(read(served, clients, args.seconds, args.bots, args.pages))
             elapsed = time.monotonic() - began
             cpu = cpu_seconds(server.pid) - cpu
             stop.set()
             count, spent = done.get(timeout=120)
             recorder.join()
             total = sum(len(v) for v in found.values())
-            board, bot = found["leaderboard"], found["bot"]
+            board, bot, front = found["leaderboard"], found["bot"], found["home"]
+            homes = (
+                f"  {statistics.median(front):6.1f} ms  {percentile(front, 0.99):6.1f} ms"
+                if args.pages
+                else ""
+            )
             print(
                 f"{clients:7d}  {total / elapsed:5.0f}  {statistics.median(board):7.1f} ms"
                 f"  {percentile(board, 0.99):7.1f} ms  {statistics.median(bot):5.1f} ms"
-                f"  {percentile(bot, 0.99):5.1f} ms  {count / spent:7.0f}"
+                f"  {percentile(bot, 0.99):5.1f} ms{homes}  {count / spent:7.0f}"
                 f"  {cpu / max(total, 1) * 1000:.1f} ms"
             )
     finally:

@@ -19,12 +19,19 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the tests' fixtures
 
+import importlib  # noqa: E402
+
 from arena.service.live import Live  # noqa: E402
 from arena.service.web import segment  # noqa: E402
 from arena.store import Store  # noqa: E402
-from tests.service_fixtures import replay_of, serve  # noqa: E402
-from tests.test_viewer import CHROMIUM, FLAGS  # noqa: E402
-from tests.web_fixtures import HOSTILE, populate_web  # noqa: E402
+
+# the tests' fixtures, loaded as the tests load them (not type-checked with the scripts)
+_served = importlib.import_module("tests.service_fixtures")
+_viewer_tests = importlib.import_module("tests.test_viewer")
+_web = importlib.import_module("tests.web_fixtures")
+replay_of, serve = _served.replay_of, _served.serve
+CHROMIUM, FLAGS = _viewer_tests.CHROMIUM, _viewer_tests.FLAGS
+HOSTILE, populate_web = _web.HOSTILE, _web.populate_web
 
 WIDTHS = (1280, 400)
 

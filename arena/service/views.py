@@ -30,19 +30,35 @@ FRESH = 1.0
 
 
 class _Recent:
-    """What was read less than FRESH seconds ago, by key (a miss, None, is not kept)."""
+    """What was read less than FRESH seconds ago, by key (a miss, None, is not kept).
+
+    While one request reads a key again, the others are served what was read before
+    (a little older than FRESH) instead of all reading it at once: a read that takes
+    longer than FRESH (a game's whole head-to-head table) is then made by one request
+    at a time, not by every reader of the page."""
 
     def __init__(self) -> None:
         self._found: dict[Hashable, tuple[float, Any]] = {}
+        self._reading: set[Hashable] = set()
         self._lock = threading.Lock()
 
     def get(self, key: Hashable, read: Callable[[], Any]) -> Any:
         now = time.monotonic()
         with self._lock:
             kept = self._found.get(key)
-        if kept is not None and now - kept[0] < FRESH:
-            return copy.deepcopy(kept[1])  # the caller may filter it: the kept one stays whole
-        value = read()
+            busy = key in self._reading
+            if kept is None or (now - kept[0] >= FRESH and not busy):
+                self._reading.add(key)
+                kept_now = None
+            else:
+                kept_now = kept
+        if kept_now is not None:
+            return copy.deepcopy(kept_now[1])  # the caller may filter it: the kept one stays whole
+        try:
+            value = read()
+        finally:
+            with self._lock:
+                self._reading.discard(key)
         if value is not None:
             with self._lock:
                 if len(self._found) > 10_000:  # names asked for at random: start again
@@ -169,3 +185,9 @@ def replay(store: Store, viewer: Viewer, match_id: int) -> dict[str, Any]:
             if "detail" in event:
                 event["detail"] = ""
     return data
+
+
+def recent(store: Store, key: Hashable, read: Callable[[], Any]) -> Any:
+    """`read()`, served from memory for FRESH seconds under (`key`, the store): what a
+    page computes from many rows (a game's head-to-head table, the home page's lists)."""
+    return _RECENT.get((key, store.url), read)

@@ -182,10 +182,14 @@ def home(request: Request, seen: Seen) -> HTMLResponse:
         request,
         "home.html",
         games=games,
-        playing=now_playing(store, RECENT, frozenset(request.app.state.live.playing())),
-        matches=recent_matches(store, RECENT),
-        versions=newest_versions(store, RECENT),
-        tournaments=reports.tournaments(store)[:RECENT],
+        playing=views.recent(
+            store,
+            ("playing", *request.app.state.live.playing()),
+            lambda: now_playing(store, RECENT, frozenset(request.app.state.live.playing())),
+        ),
+        matches=views.recent(store, "recent", lambda: recent_matches(store, RECENT)),
+        versions=views.recent(store, "newest", lambda: newest_versions(store, RECENT)),
+        tournaments=views.recent(store, "tournaments", lambda: reports.tournaments(store)[:RECENT]),
     )
 
 
@@ -273,7 +277,7 @@ def bot(request: Request, name: str, seen: Seen) -> HTMLResponse:
     store = _store(request)
     details = views.bot(store, seen, name)  # NotFound: the 404 page
     jobs: Jobs = request.app.state.jobs
-    history = rating_history(store, name)
+    history = views.recent(store, ("history", name), lambda: rating_history(store, name))
     own = seen.account is not None and seen.sees(details["owner"])
     return show(
         request,
