@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,12 +37,17 @@ HOSTILE, populate_web = _web.HOSTILE, _web.populate_web
 WIDTHS = (1280, 400)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("folder", type=Path, help="where the PNGs go")
-    args = parser.parse_args()
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog=Path(__file__).name, description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", type=Path, help="where the PNGs go (made if missing)")
+    args = parser.parse_args(argv)
     if CHROMIUM is None:
         parser.exit(1, "no chromium on this machine: apt-get install chromium\n")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     from arena.status import TournamentStatus
