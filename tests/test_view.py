@@ -179,6 +179,21 @@ def test_files_outside_the_view_are_not_in_the_sandbox(
     assert len(usr_lib) < len(on_host) // 2, usr_lib  # only the libraries it needs
 
 
+def test_a_sandbox_is_shown_only_the_top_folders_of_its_own_view(tmp_path: Path) -> None:
+    # One root holds every view of a process: a toolchain in /var/tmp that one bot's view
+    # copied must not show /var to the next bot (CI saw it in tests/test_sandbox.py).
+    mine = tmp_path / "mine.so"
+    mine.write_bytes(b"x")
+    root = view.Root(tmp_path / "root")
+    try:
+        other = root.place(view.View(files={"/etc/passwd"}))
+        args = root.place(view.View(files={str(mine)}))
+    finally:
+        root.remove()
+    assert "/etc" in other
+    assert "/etc" not in args and "/tmp" in args
+
+
 def test_a_build_still_sees_the_whole_system() -> None:
     folder = Path(tempfile.mkdtemp(prefix="arena-build-", dir="/var/tmp"))  # /tmp: not the uid's
     folder.chmod(0o755)

@@ -698,10 +698,13 @@ class Root:
                 os.replace(partial, at)
         for tree in trees:
             self._folder(self._at(tree))  # a mount point
+        # The root holds every view of this process; a sandbox is shown only the top-level
+        # entries its own view has (another view's /var/tmp toolchain is not its system).
+        used = {p.split("/")[1] for p in [*view.links, *view.files, *trees]}
         args: list[str] = []
         for entry in sorted(os.listdir(self.root)):
             at, inside = self.root / entry, "/" + entry
-            if inside in roots:
+            if inside in roots or entry not in used:
                 continue
             if at.is_symlink():
                 args += ["--symlink", os.readlink(at), inside]

@@ -125,9 +125,9 @@ def spectator_frames(header: dict[str, Any], events: list[dict[str, Any]]) -> li
 
 def _spectator(frame: dict[str, Any], names: dict[int, str], players: int) -> dict[str, Any]:
     kind, seat = frame["kind"], frame["seat"]
-    if kind == "chance":
+    if kind == viewer.CHANCE_FRAME:
         text = "chance"
-    elif kind == "forfeit":
+    elif kind == viewer.FORFEIT_FRAME:
         text = f"seat {seat} ({names.get(seat)}) forfeited"
     else:
         told = frame.get("told", {})

@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # the store is only passed in: building a page needs no datab
 #: in `LAYOUTS`, then viewer.js starts the page.
 SCRIPTS = ("cards.js", "take_that.js", "leylo.js", "twirkle.js", "krumme10.js", "viewer.js")
 STYLE = "viewer.css"
+#: The kinds of a viewer frame: a chance event, a seat's forfeit, a decision.
+CHANCE_FRAME, FORFEIT_FRAME, DECISION_FRAME = "chance", "forfeit", "decision"
 #: Every game the viewer has a layout for, with what its running score (the envelope's
 #: `scores`) is called.
 GAMES = {
@@ -157,17 +159,17 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
         for event, game in replays.walk(replay):
             frame: dict[str, Any] = {}
             if "chance" in event:
-                frame.update(kind="chance", seat=None, text=f"chance: {event['chance']}")
+                frame.update(kind=CHANCE_FRAME, seat=None, text=f"chance: {event['chance']}")
             elif "forfeit" in event:
                 seat = event["forfeit"]
                 detail = f" ({event['detail']})" if event.get("detail") else ""
                 text = f"seat {seat} ({names.get(seat)}) forfeited: {event['reason']}{detail}"
-                frame.update(kind="forfeit", seat=seat, text=text)
+                frame.update(kind=FORFEIT_FRAME, seat=seat, text=text)
                 forfeited = sorted({*forfeited, seat})
             else:
                 seat = event["seat"]
                 frame.update(
-                    kind="decision",
+                    kind=DECISION_FRAME,
                     seat=seat,
                     decision=event["decision"],
                     ms=event.get("ms", 0),
