@@ -215,6 +215,20 @@ def test_the_bot_page_shows_versions_ratings_opponents_with_intervals_and_matche
     assert f'href="/matches/{web.ids["match"]}"' in recent
 
 
+def test_a_bots_matches_are_read_with_every_seat_and_nothing_else(web: Web) -> None:
+    # The bot page reads one bot's matches, not the game's whole seat table.
+    everything = web.store.seat_rows(game="take-that")
+    for name in ("bobs", "alices", HOSTILE):
+        ids = [v.id for v in web.store.versions(name=name) if v.id is not None]
+        theirs = {m.id for m, s in everything if s.bot_version_id in ids}
+        found = web.store.seats_of_matches_with(ids, "take-that")
+        assert [(m.id, s.id) for m, s in found] == [
+            (m.id, s.id) for m, s in everything if m.id in theirs
+        ]
+        assert theirs and {m.id for m, _s in found} == theirs
+    assert web.store.seats_of_matches_with([], "take-that") == []
+
+
 def test_private_output_is_shown_to_its_owner_and_organisers_alone(web: Web) -> None:
     for who, sees in ((None, False), ("alice", False), ("bob", True), ("olga", True)):
         assert (BOB_DETAIL in web.get("/bots/bobs", who)) is sees

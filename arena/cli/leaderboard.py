@@ -12,7 +12,7 @@ from arena.cli.errors import UserError, reports_errors
 from arena.cli.safe import text
 from arena.cli.tables import STANDINGS_DROP
 from arena.games import load_game
-from arena.tournament.settings import TournamentSettings
+from arena.tournament.settings import TournamentSettings, time_controls_note
 
 if TYPE_CHECKING:  # imported where used: `arena --help` loads no database code
     from arena.store import Store
@@ -182,20 +182,6 @@ def board(
     print_all_time(rows, title, top)
     if rows:
         out.print(text((time_controls_note(store, game, rules), "dim")))
-
-
-def time_controls_note(store: Store, game: str, rules: int) -> str:
-    """Which time controls the board's rated matches were played under, and whether it
-    mixes them: the all-time ratings count every match alike, whatever its clock
-    (README, "Time controls"); a tournament's standings are one time control."""
-    counts: dict[str, int] = {}
-    for settings, matches in store.match_settings(game, rules):
-        control = str(TournamentSettings.from_json(settings).control)
-        counts[control] = counts.get(control, 0) + matches
-    shown = ", ".join(f"{c} ({n} matches)" for c, n in sorted(counts.items()))
-    if len(counts) > 1:
-        return f"mixed time controls, rated alike: {shown}"
-    return f"time control: {shown}" if counts else "time control: none recorded"
 
 
 def print_all_time(rows: list[dict[str, Any]], title: str, top: int | None) -> None:

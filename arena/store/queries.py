@@ -194,6 +194,26 @@ class Queries(Database):
             query = query.order_by(col(Match.tournament_id), col(Match.number), col(MatchSeat.seat))
             return [(m, seat) for m, seat in s.exec(query).all()]
 
+    def seats_of_matches_with(
+        self, version_ids: Sequence[int], game: str
+    ) -> list[tuple[Match, MatchSeat]]:
+        """Every seat of the recorded matches of `game` that one of these versions played,
+        with its match, in schedule order (a bot's results by opponent, without reading
+        the game's whole seat table)."""
+        with self.read() as s:
+            theirs = select(col(MatchSeat.match_id)).where(
+                col(MatchSeat.bot_version_id).in_(list(version_ids))
+            )
+            query = (
+                select(Match, MatchSeat)
+                .join(MatchSeat, col(MatchSeat.match_id) == col(Match.id))
+                .where(Match.recorded == True)  # noqa: E712 - SQL comparison
+                .where(Match.game == game)
+                .where(col(Match.id).in_(theirs))
+                .order_by(col(Match.tournament_id), col(Match.number), col(MatchSeat.seat))
+            )
+            return [(m, seat) for m, seat in s.exec(query).all()]
+
     def seats(self, seat_ids: Sequence[int]) -> list[tuple[Match, MatchSeat]]:
         """Some recorded seats with their matches, in schedule order."""
         with self.read() as s:

@@ -22,6 +22,7 @@ from typing import Any
 from arena.protocol.clock import TimeControl
 from arena.results.sprt import Sprt
 from arena.skill import Skill
+from arena.store import Store
 from arena.tournament.config import TournamentConfig
 
 _DEFAULTS = TournamentConfig()
@@ -205,3 +206,17 @@ class TournamentSettings:
             paired=PairedPlan.from_json(data) if "max_matches" in data else None,
             unplayed_when_cancelled=None if unplayed is None else int(unplayed),
         )
+
+
+def time_controls_note(store: Store, game: str, rules: int) -> str:
+    """Which time controls the board's rated matches were played under, and whether it
+    mixes them: the all-time ratings count every match alike, whatever its clock
+    (README, "Time controls"); a tournament's standings are one time control."""
+    counts: dict[str, int] = {}
+    for settings, matches in store.match_settings(game, rules):
+        control = str(TournamentSettings.from_json(settings).control)
+        counts[control] = counts.get(control, 0) + matches
+    shown = ", ".join(f"{c} ({n} matches)" for c, n in sorted(counts.items()))
+    if len(counts) > 1:
+        return f"mixed time controls, rated alike: {shown}"
+    return f"time control: {shown}" if counts else "time control: none recorded"

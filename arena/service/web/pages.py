@@ -13,7 +13,6 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 from arena import viewer as replay_pages
-from arena.cli.leaderboard import time_controls_note  # the CLI's note, one wording
 from arena.games import all_games, load_game
 from arena.results import headtohead, reports
 from arena.service import views
@@ -25,6 +24,7 @@ from arena.service.web.plots import rating_history
 from arena.service.web.sessions import page_viewer
 from arena.status import TournamentStatus
 from arena.store import Store
+from arena.tournament.settings import time_controls_note  # the CLI's note, one wording
 
 router = APIRouter(include_in_schema=False)
 Seen = Annotated[Viewer, Depends(page_viewer)]
@@ -256,12 +256,14 @@ def by_opponent(store: Store, name: str, details: dict[str, Any]) -> list[dict[s
     """Per game the bot played under its current rules: its versions' records against
     every version they met, with the 95 % intervals of `arena compare`."""
     ours = {f"{name} v{v['version']}" for v in details["versions"]}
+    ids = [v.id for v in store.versions(name=name) if v.id is not None]
     games = sorted({r["game"] for r in details["ratings"]})
     tables = []
     for game in games:
+        seats = store.seats_of_matches_with(ids, game)  # its matches only, every seat
         rows = [
             _oriented(row, ours)
-            for row in headtohead.table(store, game)
+            for row in headtohead.table(store, game, seats=seats)
             if row["bot"] in ours or row["opponent"] in ours
         ]
         rows = [r for r in rows if r["games"]]
