@@ -6,6 +6,7 @@ or match is a 404 page with one line, private output is its owner's alone."""
 from __future__ import annotations
 
 import re
+import tempfile
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -410,6 +411,23 @@ def test_a_rotated_token_ends_its_sessions(tmp_path: Path) -> None:
     store.rotate_token("bob")
     assert BOB_DETAIL not in client.get("/bots/bobs").text
     assert 'id="signin-link"' in client.get("/").text
+
+
+def test_a_service_that_took_no_upload_leaves_no_folder_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # where the uploads would go
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    populate_web(store)
+    app = create_app(store, tmp_path)
+    assert TestClient(app).get("/").status_code == 200  # no lifespan: never closed
+    assert list(scratch.iterdir()) == []
+    archive = app.state.jobs.new_archive()
+    assert archive.parent.parent == scratch
+    app.state.jobs.close()
+    assert list(scratch.iterdir()) == []
 
 
 def test_sign_in_goes_back_to_this_site_only(web: Web) -> None:

@@ -83,7 +83,7 @@ class Jobs:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._queue: queue.Queue[Job | None] = queue.Queue()
-        self.folder = Path(tempfile.mkdtemp(prefix="arena-uploads-"))
+        self._folder: Path | None = None  # made at the first upload (see `new_archive`)
         self._threads = [
             threading.Thread(target=self._work, name=f"arena-submissions-{n}", daemon=True)
             for n in range(workers)
@@ -93,7 +93,11 @@ class Jobs:
 
     def new_archive(self) -> Path:
         """A fresh private path for an uploaded archive."""
-        handle, path = tempfile.mkstemp(dir=self.folder, suffix=".upload")
+        with self._lock:
+            if self._folder is None:  # private (0700); an app that takes none leaves none
+                self._folder = Path(tempfile.mkdtemp(prefix="arena-uploads-"))
+            folder = self._folder
+        handle, path = tempfile.mkstemp(dir=folder, suffix=".upload")
         os.close(handle)
         return Path(path)
 
@@ -127,7 +131,10 @@ class Jobs:
         """Stop taking jobs; the threads end after the one they run (or with the process)."""
         for _thread in self._threads:
             self._queue.put(None)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        with self._lock:
+            folder, self._folder = self._folder, None
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
 
     def _work(self) -> None:
         while (job := self._queue.get()) is not None:
@@ -144,7 +151,7 @@ class Jobs:
 
     def _run(self, job: Job) -> None:
         job.state = UNPACKING
-        with tempfile.TemporaryDirectory(dir=self.folder) as unpacked:
+        with tempfile.TemporaryDirectory(dir=job.archive.parent) as unpacked:
             try:
                 folder = uploads.unpack(job.archive, Path(unpacked))
                 job.archive.unlink(missing_ok=True)
