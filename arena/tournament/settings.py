@@ -17,13 +17,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.protocol.clock import TimeControl
 from arena.results.sprt import Sprt
 from arena.skill import Skill
-from arena.store import Store
 from arena.tournament.config import TournamentConfig
+
+if TYPE_CHECKING:  # the store is not imported by every command that reads settings
+    from arena.store import Store
 
 _DEFAULTS = TournamentConfig()
 
