@@ -2,6 +2,7 @@
 
 Run: .venv/bin/python scripts/bench_fairness.py [--decisions 10000] [--rounds 3] [--deadline 0.05]
      .venv/bin/python scripts/bench_fairness.py --hog [--decisions 10000] [--deadline 0.02]
+         [--demo 5] [--bank 2s+50ms]
 
 Two worker processes play Take That matches back to back, as a tournament with
 `--workers 2` does. Worker A plays tests/bots/starver (up to 300 busy children at
@@ -30,33 +31,44 @@ on the machine counts too), as the median and min..max over the rounds. The load
 average is printed with each round, since other work on the machine changes the
 figures.
 
-`--hog`: is a bot charged for its own work only (arena.protocol.clock)? A CPU hog
-runs OUTSIDE arena's cgroups for the whole run: `--hog-threads` (2) processes per
-core, each a `while True: pass`, started by this script (killed at the end, and by
-the kernel if this script dies). Two workers play Take That matches of
-tests/bots/think_share against itself (both protocol 2 bots computing `--share`,
-40 %, of each decision's limit on their own CPU clock, then answering) under
-`--deadline` per decision (20 ms by default in this mode: 8 ms of computing), until
-`--decisions` decisions (10,000 by default) per configuration have been made, spread
-over the rounds; worker A first plays `--slow` (10) matches of tests/bots/answer_late
-(computing 150 % of its limit) against think_share. Two configurations, interleaved
-round by round: "cpu charging" (arena's default: an answer is charged the CPU time of
-the bot's process tree, or a third of its wall time if more) and "wall charging"
+`--hog`: is a bot charged for its own work only (arena.protocol.clock)? A CPU hog runs
+OUTSIDE arena's cgroups for the whole run: `--hog-threads` (2) processes per core, each
+a `while True: pass`, started by this script (killed at the end, and by the kernel if
+this script dies). Two workers play Take That matches of tests/bots/think_share against
+itself (both protocol 2 bots computing `--share`, 40 %, of each decision's limit on
+their own CPU clock, then answering) under `--deadline` per decision (20 ms by default
+in this mode: 8 ms of computing), until `--decisions` decisions (10,000 by default) per
+configuration have been made, spread over the rounds, or a cpu charging run has lasted
+`--run-seconds` (300) and a wall charging one `--wall-seconds` (60: its timeouts end
+matches and restart bots, so its decisions come slowly and its figure is a rate); worker
+A first plays `--slow` (10) matches of tests/bots/answer_late (computing 150 % of its
+limit) against think_share. Two configurations, interleaved round by round: "cpu
+charging" (arena's default: an answer is charged the CPU time of the bot's process tree,
+or a third of its wall time if more) and "wall charging"
 (ARENA_SANDBOX_CGROUP=memory,cpu,pids: no cpuacct, so the wall time is charged, as
 before protocol 2's clocks). Printed per configuration, as median (min..max) over the
-rounds: the polite bots' timeouts (seats forfeited for `timeout`; the goal is 0 with
-CPU charging) and what the arena said when it forfeited them, the slow bot's
-forfeits for timeout of its matches (the goal is all, in both), and per decision of
-the polite bots the wall time (`ms` in the replay: request written to answer read)
-beside what it was charged (`charged_ms`), p50 / p99 / max, then each run's wall
-time, the CPU time the whole machine and the hog spent meanwhile, and the load
-average when the run began.
+rounds: the polite bots' timeouts (seats forfeited for `timeout`; the goal is 0 with CPU
+charging) and what the arena said when it forfeited them, the slow bot's forfeits for
+timeout of its matches (the goal is all, in both), and per decision of the polite bots
+the wall time (`ms` in the replay: request written to answer read) beside what it was
+charged (`charged_ms`), p50 / p99 / max, then each run's wall time, the CPU time the
+whole machine and the hog spent meanwhile, and the load average when the run began; and
+whether cpu charging reached `--decisions`.
+
+Beside the same hog, after the rounds (`--rounds 0` runs only these): `--demo N` runs
+`arena demo` N times, each in a fresh ARENA_HOME, and `--bank CONTROL` plays a
+tournament of bots/ismcts against each game's heuristic under that bank (`--bank-deals`
+deals, both seat orders, 2 workers). Printed per run, from its store: exit code, wall
+time, forfeits of every seat by bot with each forfeit's status and detail, void
+matches, and under a bank the least bank ISMCTS had left after an answer and the most
+of its bank one answer was charged.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import json
 import math
 import multiprocessing
 import multiprocessing.synchronize
@@ -66,6 +78,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -80,7 +93,7 @@ from arena.players.pool import BotPool  # noqa: E402
 from arena.protocol.clock import TimeControl  # noqa: E402
 from arena.sandbox import cgroup  # noqa: E402
 from arena.sandbox.detection import protections  # noqa: E402
-from arena.status import SeatStatus  # noqa: E402
+from arena.status import VOID, SeatStatus  # noqa: E402
 from tests.helpers import bot_ref_for  # noqa: E402
 
 #: condition name -> (worker A's bots, ARENA_SANDBOX_CGROUP)
@@ -416,7 +429,7 @@ def run_hog(name: str, control: TimeControl, args: argparse.Namespace, hog: Hog)
                 args.share,
                 per_worker,
                 args.slow if i == 0 else 0,
-                args.run_seconds,
+                args.run_seconds if name == "cpu charging" else args.wall_seconds,
                 warm,
                 results,
             ),
@@ -475,7 +488,9 @@ def main_hog(args: argparse.Namespace) -> None:
         f"time control {control}; {THINKER} computes {args.share:.0%} of each limit "
         f"({args.deadline * args.share * 1000:.1f} ms of CPU); {SLOW} 150 %; "
         f">= {args.decisions} polite decisions per configuration over {args.rounds} rounds "
-        f"(>= {math.ceil(args.decisions / args.rounds)} a round, or {args.run_seconds:.0f} s), "
+        f"(>= {math.ceil(args.decisions / max(1, args.rounds))} a round, or "
+        f"{args.run_seconds:.0f} s; a wall charging run stops after {args.wall_seconds:.0f} s: "
+        f"its timeouts end matches early and restart bots, so its decisions come slowly), "
         f"{args.slow} slow matches "
         f"a round; 2 workers; hog: {args.hog_threads * cores} processes `while True: pass` "
         f"({args.hog_threads} per core) outside arena's cgroups",
@@ -496,9 +511,20 @@ def main_hog(args: argparse.Namespace) -> None:
                     f"load average at its start {run.load[0]:.2f}",
                     flush=True,
                 )
+        if args.rounds:
+            print_hog_table(figures, args.decisions)
+        if args.demo:
+            demos(args.demo, hog)
+        if args.bank:
+            bank_runs(args.bank, args.bank_deals, hog)
     finally:
         hog.stop()
         signal.signal(signal.SIGTERM, previous)
+
+
+def print_hog_table(figures: dict[str, list[HogFigures]], target: int) -> None:
+    """The --hog rounds' figures per configuration; whether CPU charging reached `target`
+    decisions over its rounds."""
     print(
         "median (min..max) over rounds; wall = `ms` (request written to answer read), "
         "charged = `charged_ms` (cpu charging: max(CPU of the bot's cgroup, wall / 3); "
@@ -533,6 +559,157 @@ def main_hog(args: argparse.Namespace) -> None:
         )
         for detail in sorted(set(every.details))[:5]:
             print(f"{'':14} timeout: {detail}")
+        if name == "cpu charging":
+            reached = "reached" if len(every.walls) >= target else "NOT reached (time cap)"
+            print(f"{'':14} {target} decisions over the rounds: {reached}")
+
+
+# ----- --demo and --bank: the bundled bots beside the same hog ------------------------
+
+
+@dataclass
+class SeatsSeen:
+    """One `arena` run's seats (from its store): seats and forfeits per bot, and the
+    forfeits' statuses and details; void matches; per bot the smallest bank left after
+    an answer and the largest share of its bank one answer was charged (replays)."""
+
+    seats: dict[str, int] = field(default_factory=dict)
+    forfeits: dict[str, int] = field(default_factory=dict)
+    details: list[str] = field(default_factory=list)
+    void: int = 0
+    least_bank_ms: dict[str, float] = field(default_factory=dict)
+    most_share: dict[str, float] = field(default_factory=dict)
+
+
+def seats_of(home: Path) -> SeatsSeen:
+    """What the store in `home` recorded (read with arena's own Store)."""
+    from sqlalchemy import select as select_columns
+    from sqlmodel import col, select
+
+    from arena.store import Store, default_url
+    from arena.store.models import Bot, BotVersion, Match, MatchReplay, MatchSeat
+
+    seen = SeatsSeen()
+    store = Store(default_url(home))
+    with store.read() as s:
+        rows = s.execute(
+            select_columns(
+                col(Bot.name),
+                col(MatchSeat.match_id),
+                col(MatchSeat.seat),
+                col(MatchSeat.status),
+                col(MatchSeat.detail),
+            )
+            .join(BotVersion, col(BotVersion.id) == col(MatchSeat.bot_version_id))
+            .join(Bot, col(Bot.id) == col(BotVersion.bot_id))
+        ).all()
+        seen.void = sum(1 for m in s.exec(select(Match)).all() if m.status in VOID)
+        replays = {r.match_id: r.replay for r in s.exec(select(MatchReplay)).all()}
+    for name, match_id, seat, status, detail in rows:
+        seen.seats[name] = seen.seats.get(name, 0) + 1
+        if status is not SeatStatus.OK:
+            seen.forfeits[name] = seen.forfeits.get(name, 0) + 1
+            seen.details.append(f"{name}: {status.value}: {detail}")
+        _bank_use(json.loads(replays.get(match_id) or "{}"), name, seat, seen)
+    return seen
+
+
+def _bank_use(replay: dict[str, Any], name: str, seat: int, seen: SeatsSeen) -> None:
+    """The seat's least bank left and largest share of its bank charged, from its replay
+    (under a bank only: `bank_ms` is recorded after each answer)."""
+    try:
+        increment_ms = TimeControl.parse(replay.get("time_control") or "").increment * 1000
+    except ValueError:
+        return  # no bank (a replay before version 3, or none)
+    for event in replay.get("events", []):
+        bank = event.get("bank_ms")
+        if event.get("seat") != seat or bank is None or "charged_ms" not in event:
+            continue
+        had = bank - increment_ms + event["charged_ms"]  # the bank the answer was given
+        seen.least_bank_ms[name] = min(seen.least_bank_ms.get(name, math.inf), bank)
+        share = event["charged_ms"] / had if had else 0.0
+        seen.most_share[name] = max(seen.most_share.get(name, 0.0), share)
+
+
+def arena_command() -> list[str]:
+    """The `arena` program of the interpreter running this script."""
+    found = Path(sys.executable).parent / "arena"
+    if not found.is_file():
+        raise SystemExit(f"no arena program beside {sys.executable}")
+    return [str(found)]
+
+
+def run_arena(argv: list[str]) -> tuple[int, float, SeatsSeen]:
+    """`arena ARGV` in a fresh ARENA_HOME: its exit code, wall time, and its store's seats."""
+    with tempfile.TemporaryDirectory(prefix="bench-fairness-home-") as home:
+        env = {**os.environ, "ARENA_HOME": home}
+        env.pop("ARENA_DB", None)
+        began = time.monotonic()
+        done = subprocess.run(
+            arena_command() + argv, env=env, stdin=subprocess.DEVNULL, capture_output=True
+        )
+        wall = time.monotonic() - began
+        if done.returncode != 0:
+            tail = done.stderr.decode(errors="replace").strip().splitlines()[-3:]
+            print(f"  arena {' '.join(argv)} exited {done.returncode}: {' | '.join(tail)}")
+        return done.returncode, wall, seats_of(Path(home))
+
+
+def _seen_line(seen: SeatsSeen) -> str:
+    every = sum(seen.seats.values())
+    lost = sum(seen.forfeits.values())
+    by_bot = ", ".join(f"{n} {seen.forfeits[n]}/{seen.seats[n]}" for n in sorted(seen.forfeits))
+    return f"{lost} forfeits of {every} seats ({by_bot or 'none'}), {seen.void} void matches"
+
+
+def demos(count: int, hog: Hog) -> None:
+    """`arena demo` `count` times beside the hog, each in a fresh home."""
+    print(f"arena demo x{count} beside the hog (fresh ARENA_HOME each):", flush=True)
+    lost = 0
+    for number in range(count):
+        load = os.getloadavg()[0]
+        hog_before = hog.cpu_seconds()
+        code, wall, seen = run_arena(["demo"])
+        lost += sum(seen.forfeits.values())
+        print(
+            f"  demo {number + 1}: exit {code}, {wall:.0f} s, {_seen_line(seen)}; "
+            f"hog CPU {hog.cpu_seconds() - hog_before:.0f} s; load at its start {load:.2f}",
+            flush=True,
+        )
+        for detail in seen.details[:5]:
+            print(f"    {detail[:300]}")
+    print(f"  demos: {lost} forfeits in all")
+
+
+def bank_runs(control: str, deals: int, hog: Hog) -> None:
+    """ISMCTS against each game's heuristic under the bank `control`, beside the hog."""
+    print(
+        f"bots/ismcts against each game's heuristic, --time-control {control}, "
+        f"--deals {deals} (both seat orders), 2 workers, beside the hog:",
+        flush=True,
+    )
+    from arena.games import all_games
+
+    for game in all_games():
+        game_id = game.spec.id
+        heuristic = ROOT / "bots" / f"{game_id}-heuristic"
+        if not heuristic.is_dir():
+            continue
+        load = os.getloadavg()[0]
+        argv = ["tournament", "run", "--game", game_id, "--bots"]
+        argv += [f"{ROOT / 'bots' / 'ismcts'},{heuristic}", "--time-control", control]
+        argv += ["--deals", str(deals), "--workers", "2", "-q"]
+        code, wall, seen = run_arena(argv)
+        least = seen.least_bank_ms.get("ismcts", math.nan)
+        share = seen.most_share.get("ismcts", math.nan)
+        print(
+            f"  {game_id:10} exit {code}, {wall:.0f} s, {_seen_line(seen)}; ismcts: least bank "
+            f"left {least:.0f} ms, most of its bank one answer was charged {share:.0%}; "
+            f"load at its start {load:.2f}",
+            flush=True,
+        )
+        for detail in seen.details[:5]:
+            print(f"    {detail[:300]}")
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -571,9 +748,24 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     hog.add_argument(
         "--run-seconds",
         type=float,
-        default=60.0,
-        help="a run stops after this long even short of its decisions (timeouts are slow)",
+        default=300.0,
+        help="a cpu charging run stops after this long even short of its decisions",
     )
+    hog.add_argument(
+        "--wall-seconds",
+        type=float,
+        default=60.0,
+        help="a wall charging run stops after this long (its decisions come slowly)",
+    )
+    hog.add_argument(
+        "--demo", type=int, default=0, help="then run `arena demo` this many times beside the hog"
+    )
+    hog.add_argument(
+        "--bank",
+        metavar="CONTROL",
+        help="then play ISMCTS against each heuristic under this bank (e.g. 2s+50ms)",
+    )
+    hog.add_argument("--bank-deals", type=int, default=4, help="deals per game for --bank")
     args = parser.parse_args(argv)
     if args.deadline is None:
         args.deadline = 0.02 if args.hog else 0.05
@@ -582,12 +774,28 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error("--only picks conditions of the starver mode, not of --hog")
     if unknown := set(args.conditions) - set(CONDITIONS):
         parser.error(f"unknown condition(s): {', '.join(sorted(unknown))}")
-    if args.decisions < 1 or args.rounds < 1 or not 0 < args.deadline <= 60:
-        parser.error("--decisions and --rounds must be at least 1, --deadline above 0 (s)")
+    extras = args.hog and (args.demo or args.bank)
+    if args.decisions < 1 or args.rounds < (0 if extras else 1) or not 0 < args.deadline <= 60:
+        parser.error(
+            "--decisions and --rounds must be at least 1 (--rounds 0 with --demo or --bank), "
+            "--deadline above 0 (s)"
+        )
+    if (args.demo or args.bank) and not args.hog:
+        parser.error("--demo and --bank run beside the hog: add --hog")
+    if not (0 <= args.demo <= 50 and 1 <= args.bank_deals <= 100):
+        parser.error("--demo must be 0 to 50, --bank-deals 1 to 100")
+    if args.bank:
+        try:
+            if TimeControl.parse(args.bank).bank is None:
+                parser.error(f"--bank {args.bank!r}: a bank such as 2s+50ms, not a limit")
+        except ValueError as error:
+            parser.error(str(error))
     if not (1 <= args.hog_threads <= 16 and 0 <= args.share <= 1 and 0 <= args.slow <= 1000):
         parser.error("--hog-threads must be 1 to 16, --share 0 to 1, --slow 0 to 1000")
-    if not 1 <= args.run_seconds <= RUN_TIMEOUT_S / 2:
-        parser.error(f"--run-seconds must be from 1 to {RUN_TIMEOUT_S / 2:.0f}")
+    if not (
+        1 <= args.run_seconds <= RUN_TIMEOUT_S / 2 and 1 <= args.wall_seconds <= RUN_TIMEOUT_S / 2
+    ):
+        parser.error(f"--run-seconds and --wall-seconds must be from 1 to {RUN_TIMEOUT_S / 2:.0f}")
     return args
 
 

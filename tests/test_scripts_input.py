@@ -66,8 +66,16 @@ def test_leylo_line_odds_reports_a_rate_and_a_share_per_race() -> None:
         (["bench_fairness.py", "--hog", "--only", "alone"], "not of --hog"),
         (["bench_fairness.py", "--hog", "--share", "1.5"], "--share 0 to 1"),
         (["bench_fairness.py", "--hog", "--hog-threads", "0"], "--hog-threads must be 1 to 16"),
-        (["bench_fairness.py", "--hog", "--run-seconds", "0"], "--run-seconds must be"),
+        (["bench_fairness.py", "--hog", "--run-seconds", "0"], "--run-seconds and --wall"),
         (["bench_fairness.py", "--hog", "--deadline", "0"], "--deadline above 0"),
+        (["bench_fairness.py", "--hog", "--wall-seconds", "0"], "--wall-seconds must be from"),
+        (["bench_fairness.py", "--demo", "2"], "add --hog"),
+        (["bench_fairness.py", "--hog", "--demo", "51"], "--demo must be 0 to 50"),
+        (["bench_fairness.py", "--hog", "--bank", "1s/decision"], "a bank such as 2s+50ms"),
+        (["bench_fairness.py", "--hog", "--bank", "2s"], "write a bank and an increment"),
+        (["bench_fairness.py", "--hog", "--rounds", "0"], "--rounds 0 with --demo or --bank"),
+        (["bench_protocol.py", "--n", "0"], "--n must be at least 1"),
+        (["bench_protocol.py", "--before", "/nonexistent"], "no arena/__init__.py there"),
         (["bench_startup.py", "--n", "0"], "at least 1"),
         (["leylo_line_odds.py", "--games", "0"], "at least 1"),
     ],
@@ -111,7 +119,10 @@ def test_bench_fairness_hog_mode_defaults_to_20_ms_and_the_starver_mode_to_50(
     bench = imported("bench_fairness.py", monkeypatch)
     hog = bench.parse_args(["--hog"])
     assert (hog.hog, hog.deadline, hog.decisions, hog.rounds) == (True, 0.02, 10_000, 3)
-    assert (hog.hog_threads, hog.share, hog.slow, hog.run_seconds) == (2, 0.4, 10, 60.0)
+    assert (hog.hog_threads, hog.share, hog.slow) == (2, 0.4, 10)
+    assert (hog.run_seconds, hog.wall_seconds, hog.demo, hog.bank) == (300.0, 60.0, 0, None)
+    extras = bench.parse_args(["--hog", "--rounds", "0", "--demo", "5", "--bank", "2s+50ms"])
+    assert (extras.rounds, extras.demo, extras.bank, extras.bank_deals) == (0, 5, "2s+50ms", 4)
     assert bench.parse_args(["--hog", "--deadline", "0.05"]).deadline == 0.05
     starver = bench.parse_args([])
     assert (starver.hog, starver.deadline) == (False, 0.05)
