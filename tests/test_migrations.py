@@ -475,3 +475,8 @@ def test_0006_finds_suspensions_by_the_runners_rule(tmp_path: Path) -> None:
     assert store.suspensions(unset) == [SuspensionRecord(a, more[4], 5)]
     assert store.suspensions(never) == []
     store.close()
+
+
+def test_the_newest_revision_known_without_alembic_is_the_scripts_head() -> None:
+    # arena.store opens a database at the newest revision without importing Alembic
+    assert migrations.HEAD == migrations.head() == migrations.scripts_head()
