@@ -145,6 +145,36 @@ def test_dask_results_and_leaderboard_equal_a_local_run(
     assert executor.reruns() == {}
 
 
+class Spectators:
+    """What a run tells the live pages (arena.service.live.Live's interface)."""
+
+    def __init__(self) -> None:
+        self.told: list[tuple[str, int]] = []
+
+    def start(self, match_id: int, header: dict[str, object]) -> None:
+        self.told.append(("start", match_id))
+
+    def event(self, match_id: int, event: dict[str, object]) -> None:
+        self.told.append(("event", match_id))
+
+    def end(self, match_id: int) -> None:
+        self.told.append(("end", match_id))
+
+
+def test_a_run_on_dask_with_spectators_plays_as_usual_and_publishes_no_moves(
+    tmp_path: Path, home: Path, expected: Expected, cluster: LocalCluster
+) -> None:
+    store = store_in(tmp_path, home)
+    tid = runner.create(store, home, CONFIG)
+    spectators = Spectators()
+    name = "dask://" + cluster.scheduler_address.removeprefix("tcp://")
+    runner.run(store, tid, executor=name, pin_workers=False, spectators=spectators)
+    assert store.match_counts(tid) == (6, 6)
+    assert seat_rows(store, tid) == expected[1]
+    # no start and no move crosses from a Dask worker; each match's view ends as recorded
+    assert spectators.told == [("end", m.id) for m in store.matches(tid)]
+
+
 def test_tournament_file_key_names_the_executor(tmp_path: Path, home: Path) -> None:
     path = tmp_path / "t.toml"
     path.write_text('game = "take-that"\nbots = ["a", "b"]\nexecutor = "dask://sched:8786"\n')

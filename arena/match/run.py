@@ -14,6 +14,11 @@ does a game that is not over after its `max_decisions`, a referee bug
 
 A match runs on keyed seeds (arena.match.seeds.MatchKeys) that the coordinator derived
 from its secret: the public `seed` of a spec never reaches the referee or a bot.
+
+Whoever wants to follow a match while it is played (the live pages of `arena serve`)
+passes a `Watcher`: it is told the replay's header (without its seeds), each replay
+event as it is appended, and the end. Without one (the default) the play loop does
+one `is None` test per step and nothing else.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from arena import controls
 from arena.games import Decision, Game, Outcome, load_game
@@ -94,6 +99,23 @@ class MatchSpec:
     def control(self) -> TimeControl:
         """The time control the seats play under."""
         return self.time_control or TimeControl.per(self.decision_timeout)
+
+
+class Watcher(Protocol):
+    """Follows one match as `run_match` plays it, in the playing thread.
+
+    `start` gets the replay's header without any seed (game, game_version, variant,
+    time_control, players, seats as {"seat", "bot"}): the deal seed alone would tell
+    every hand. `event` gets each replay event, in order, once it is applied (a joint
+    decision's events together); `end` the match's status, on every way out. A watcher
+    must not raise: what it raises voids the match as arena's own failure.
+    """
+
+    def start(self, header: dict[str, Any]) -> None: ...
+
+    def event(self, event: dict[str, Any]) -> None: ...
+
+    def end(self, status: str) -> None: ...
 
 
 @dataclass
@@ -361,19 +383,29 @@ class _PastDecisionLimit(Exception):
         self.events = events
 
 
-def _play(spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool) -> list[dict[str, Any]]:
-    """Drive the game to its end; returns the replay's event list.
+def _play(
+    spec: MatchSpec,
+    game: Game,
+    seats: list[_Seat],
+    pool: BotPool,
+    events: list[dict[str, Any]],
+    watcher: Watcher | None = None,
+) -> list[dict[str, Any]]:
+    """Drive the game to its end, appending to `events` (the replay's event list, which
+    it returns); the watcher is told of each new one after each step.
 
     Raises _PastDecisionLimit, with the events so far, once more decisions than the
     game's `max_decisions` are applied.
     """
-    events: list[dict[str, Any]] = []
+    told = 0
     chance_seen = 0
     applied = 0
     while True:
         log = game.chance.log
         events.extend(log[chance_seen:])
         chance_seen = len(log)
+        if watcher is not None:  # the only cost of the hook when nobody follows
+            told = _tell(watcher, events, told)
         if game.is_over():
             return events
         choices: dict[int, Decision] = {}
@@ -389,7 +421,32 @@ def _play(spec: MatchSpec, game: Game, seats: list[_Seat], pool: BotPool) -> lis
         applied += len(choices)
         if applied > game.spec.max_decisions:
             events.extend(game.chance.log[chance_seen:])
+            if watcher is not None:
+                _tell(watcher, events, told)
             raise _PastDecisionLimit(game, events)
+
+
+def _tell(watcher: Watcher, events: list[dict[str, Any]], told: int) -> int:
+    """Tell the watcher of the events after the first `told`; how many it now knows."""
+    for event in events[told:]:
+        watcher.event(event)
+    return len(events)
+
+
+def _header(spec: MatchSpec, game: Game) -> dict[str, Any]:
+    """A replay's header without its seeds (`make_replay`), for a watcher."""
+    return {
+        "format": REPLAY_FORMAT,
+        "version": REPLAY_VERSION,
+        "match": spec.match_id,
+        "game": spec.game,
+        "game_version": game.spec.version,
+        "variant": dict(game.variant),
+        "seed": spec.seed,
+        "time_control": str(spec.control),
+        "players": game.players,
+        "seats": [{"seat": i, "bot": ref.name} for i, ref in enumerate(spec.seats)],
+    }
 
 
 def _finish(
@@ -426,8 +483,20 @@ def _stop_seats(seats: list[_Seat], pool: BotPool) -> None:
             seat.bot = None
 
 
-def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
-    """Play one match to its end and return its result; never raises for a bot's fault."""
+def run_match(
+    spec: MatchSpec, pool: BotPool | None = None, watcher: Watcher | None = None
+) -> MatchResult:
+    """Play one match to its end and return its result; never raises for a bot's fault.
+
+    `watcher` (see `Watcher`) follows the match as it is played."""
+    if watcher is None:
+        return _run(spec, pool, None)
+    result = _run(spec, pool, watcher)
+    watcher.end(str(result.status))
+    return result
+
+
+def _run(spec: MatchSpec, pool: BotPool | None, watcher: Watcher | None) -> MatchResult:
     began = time.monotonic()
     if spec.keys is None:
         spec = replace(spec, keys=seeds.one_off(spec.seed, spec.match_id, len(spec.seats)))
@@ -448,10 +517,12 @@ def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
         seats=[],
     )
     events: list[dict[str, Any]] = []
+    if watcher is not None:
+        watcher.start(_header(spec, game))
     try:
         _start_seats(spec, seats, game, pool)
         events = [_forfeit_event(s) for s in seats if s.status is not SeatStatus.OK]
-        events += _play(spec, game, seats, pool)
+        events = _play(spec, game, seats, pool, events, watcher)
         outcome, ranks = _finish(spec, game, seats, pool)
     except _PastDecisionLimit as stop:  # the referee's bug: void, the replay kept
         LOG.error("match %s: %s: %s", spec.match_id, MatchStatus.DECISION_LIMIT, stop)
@@ -466,7 +537,7 @@ def run_match(spec: MatchSpec, pool: BotPool | None = None) -> MatchResult:
             )
             for s in seats
         ]
-        result.replay = make_replay(spec, game, result, events + stop.events)
+        result.replay = make_replay(spec, game, result, stop.events)
         result.seconds = time.monotonic() - began
         return result
     except Exception as error:  # arena's own failure: void the match, blame no bot

@@ -55,9 +55,11 @@ class Live:
 
     # ----- publishing -------------------------------------------------------------------
     def start(self, match_id: int, header: dict[str, Any]) -> None:
-        """A match begins: `header` holds a replay's game, game_version, variant, seed,
-        players and seats (each {"seat", "bot"})."""
+        """A match begins (or begins again, its worker lost): `header` holds a replay's
+        game, game_version, variant, seed, players and seats (each {"seat", "bot"})."""
         with self._lock:
+            if match_id in self._ended:  # played again: not to be let go as the ended one
+                self._ended.remove(match_id)
             self._matches[match_id] = LiveMatch(match_id, dict(header))
 
     def event(self, match_id: int, event: dict[str, Any]) -> None:
@@ -96,15 +98,20 @@ class Live:
 
     def frames_since(self, match_id: int, since: int) -> tuple[list[dict[str, Any]], bool] | None:
         """The spectator frames after the first `since`, and whether the match ended
-        (None: a match nobody publishes)."""
+        (None: a match nobody publishes). The frames are computed outside the lock: the
+        publisher (the match's own thread, in-process) never waits for them."""
         with self._lock:
             found = self._matches.get(match_id)
             if found is None:
                 return None
-            if found.computed < len(found.events):
-                found.frames = spectator_frames(found.header, found.events)
-                found.computed = len(found.events)
-            return found.frames[since:], found.ended and found.computed == len(found.events)
+            events, ended = list(found.events), found.ended
+            frames, computed = found.frames, found.computed
+        if computed < len(events):
+            frames = spectator_frames(found.header, events)
+            with self._lock:
+                if found.computed < len(events):
+                    found.frames, found.computed = frames, len(events)
+        return frames[since:], ended  # an ended match takes no more events
 
 
 def spectator_frames(header: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:

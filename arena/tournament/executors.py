@@ -5,6 +5,11 @@ this module holds the local ones, arena.tournament.dask_executor the Dask one. E
 executor has the interface of arena.tournament.execution. The runner submits a window
 of matches and takes the results back in schedule order, so the local pool and a Dask
 cluster share one code path; only the coordinator writes the database.
+
+Given a `relay` (arena.tournament.watching), the local executors forward what their
+matches' watchers see to it as the matches are played: this process calls it in the
+playing thread, the pool's workers write to a pipe the coordinator reads. The Dask
+executor takes no relay: its matches are seen once recorded.
 """
 
 from __future__ import annotations
@@ -25,17 +30,27 @@ from typing import Any
 
 from arena.match.run import MatchResult, MatchSpec, run_match
 from arena.players.pool import BotPool
-from arena.tournament import cores
+from arena.tournament import cores, watching
 from arena.tournament.config import LOCAL, ConfigError, check_name, dask_address
 from arena.tournament.execution import RERUNS, Executor, platform_error
 
 LOG = logging.getLogger("arena.tournament")
 
 
-def open_executor(name: str, workers: int, *, reuse: bool = True, pin: bool = True) -> Executor:
-    """The executor a name stands for; `workers` only sizes the local pool."""
+def open_executor(
+    name: str,
+    workers: int,
+    *,
+    reuse: bool = True,
+    pin: bool = True,
+    relay: watching.Relay | None = None,
+) -> Executor:
+    """The executor a name stands for; `workers` only sizes the local pool. `relay`: where
+    the local executors forward their matches' messages (the module); Dask ignores it."""
     if check_name(name) == LOCAL:
-        return InProcess(reuse, pin) if workers == 1 else Processes(workers, reuse, pin)
+        if workers == 1:
+            return InProcess(reuse, pin, relay)
+        return Processes(workers, reuse, pin, relay)
     try:
         from arena.tournament.dask_executor import DaskExecutor  # optional dependency
     except ImportError as error:
@@ -47,11 +62,13 @@ def open_executor(name: str, workers: int, *, reuse: bool = True, pin: bool = Tr
 class _Lazy:
     """A match to run in this process when its result is asked for."""
 
-    def __init__(self, spec: MatchSpec, pool: BotPool):
-        self.spec, self.pool = spec, pool
+    def __init__(self, spec: MatchSpec, pool: BotPool, relay: watching.Relay | None):
+        self.spec, self.pool, self.relay = spec, pool, relay
 
     def result(self) -> MatchResult:
-        return run_match(self.spec, self.pool)
+        if self.relay is None:
+            return run_match(self.spec, self.pool)
+        return run_match(self.spec, self.pool, watching.Forward(self.spec.match_id, self.relay))
 
     def done(self) -> bool:
         """Never: the match is played when its result is asked for."""
@@ -69,13 +86,14 @@ class InProcess:
     slots = 1
     hold_seconds = 0.25
 
-    def __init__(self, reuse: bool, pin: bool = False):
+    def __init__(self, reuse: bool, pin: bool = False, relay: watching.Relay | None = None):
         self.pool = BotPool(reuse=reuse, prestart=True)
+        self.relay = relay
         self._pinned = pin and cores.pin_to_free_core() is not None
 
     def submit(self, spec: MatchSpec) -> _Lazy:
         """The match runs when its result is asked for."""
-        return _Lazy(spec, self.pool)
+        return _Lazy(spec, self.pool, self.relay)
 
     def shutdown(self, now: bool = False) -> None:
         """Close the idle bot processes (a match in progress ran in the caller's thread)."""
@@ -89,6 +107,8 @@ class InProcess:
 _WORKER_POOL: BotPool | None = None
 #: The write end of the pipe on which a worker announces each match it starts.
 _STARTED_FD = -1
+#: The write end of the pipe of its matches' live messages (-1: none are sent).
+_LIVE_FD = -1
 
 
 def _die_with_parent() -> None:
@@ -100,11 +120,15 @@ def _die_with_parent() -> None:
         pass
 
 
-def _worker_init(reuse: bool, pin: bool, started_fd: int) -> None:
+def _worker_init(reuse: bool, pin: bool, started_fd: int, live_fds: tuple[int, int]) -> None:
     """Per-worker set-up: its bot pool, and optionally a free core for it and its bots
-    (held until the worker ends)."""
-    global _WORKER_POOL, _STARTED_FD
+    (held until the worker ends). `live_fds`: the live pipe's (read, write) ends, or -1s."""
+    global _WORKER_POOL, _STARTED_FD, _LIVE_FD
     _STARTED_FD = started_fd
+    _LIVE_FD = live_fds[1]
+    if live_fds[0] >= 0:  # the coordinator's end: a worker never reads it
+        with contextlib.suppress(OSError):
+            os.close(live_fds[0])
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the coordinator handles Ctrl-C
     if pin:  # before the pool starts a thread or a bot: they inherit the core
@@ -116,7 +140,10 @@ def _worker_run(spec: MatchSpec) -> MatchResult:
     assert _WORKER_POOL is not None
     # One write of a short line is atomic on a pipe: no lock a dying worker could hold.
     os.write(_STARTED_FD, spec.match_id.encode()[:1000] + b"\n")
-    return run_match(spec, _WORKER_POOL)
+    if _LIVE_FD < 0:
+        return run_match(spec, _WORKER_POOL)
+    watcher = watching.Forward(spec.match_id, watching.PipeSender(_LIVE_FD))
+    return run_match(spec, _WORKER_POOL, watcher)
 
 
 @contextlib.contextmanager
@@ -143,11 +170,14 @@ class Processes:
     A worker that dies (killed, out of memory) breaks a `ProcessPoolExecutor` for
     good: every match in flight on it fails with `BrokenProcessPool`. The pool is
     then rebuilt and each of those matches runs once more, as on Dask; a match lost
-    twice is void (`platform-error`).
+    twice is void (`platform-error`); its spectators are told it is lost (a rerun
+    starts its live view again).
     """
 
-    def __init__(self, workers: int, reuse: bool, pin: bool):
+    def __init__(self, workers: int, reuse: bool, pin: bool, relay: watching.Relay | None = None):
         self.slots = workers
+        self.relay = relay
+        self._live = None if relay is None else watching.PipeReader(relay)
         self._reuse, self._pin = reuse, pin and workers <= (os.cpu_count() or 1)
         self._lock = threading.Lock()
         # Which matches a worker really started (a match merely queued on a pool that
@@ -165,8 +195,20 @@ class Processes:
             max_workers=self.slots,
             mp_context=context,
             initializer=_worker_init,
-            initargs=(self._reuse, self._pin, self._started_w),
+            initargs=(self._reuse, self._pin, self._started_w, self._live_fds()),
         )
+
+    def _live_fds(self) -> tuple[int, int]:
+        live = self._live
+        return (-1, -1) if live is None else (live.read_fd, live.write_fd)
+
+    def tell_lost(self, match_id: str) -> None:
+        """The match's worker died: its spectators are told (the rerun starts anew)."""
+        if self.relay is not None:
+            try:
+                self.relay(match_id, watching.LOST, None)
+            except Exception:  # a spectator's bug never stops the run
+                LOG.exception("match %s: its spectators were not told", match_id)
 
     def starts_of(self, match_id: str) -> int:
         """How many times workers have started this match so far."""
@@ -224,6 +266,9 @@ class Processes:
         for fd in (self._started_r, self._started_w):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        if self._live is not None:  # after the workers: nothing is written after its stop
+            self._live.close()
+            self._live = None
 
 
 class _PoolMatch:
@@ -244,6 +289,7 @@ class _PoolMatch:
                 return self.future.result()
             except BrokenProcessPool:
                 self.owner.lost(self.generation)
+                self.owner.tell_lost(self.spec.match_id)
             starts = self.owner.starts_of(self.spec.match_id)
             if starts > RERUNS:
                 LOG.warning("match %s lost its worker again: void", self.spec.match_id)

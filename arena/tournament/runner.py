@@ -13,6 +13,10 @@ order; they are recorded, rated and checked for suspensions strictly in
 schedule order, so the same tournament and seeds give the same leaderboard
 with any number of workers, and the recorded matches are always a prefix of
 the schedule: a killed run resumes exactly where it stopped.
+
+Given `spectators` (the live pages' arena.service.live.Live), a run on a local
+executor tells them of its matches as they are played (arena.tournament.watching):
+each match from its start, event by event, until it is recorded or given up.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from arena.tournament.recording import match_spec, to_record
 from arena.tournament.schedule import Schedule, ScheduleError, Written
 from arena.tournament.settings import TournamentSettings
 from arena.tournament.suspensions import Suspensions
+from arena.tournament.watching import Following, Relay, Spectators
 
 LOG = logging.getLogger("arena.tournament")
 
@@ -138,12 +143,15 @@ def run(
     pin_workers: bool = True,
     on_progress: Callable[[Progress], None] | None = None,
     schedule: Schedule | None = None,
+    spectators: Spectators | None = None,
 ) -> None:
     """Play every match of a tournament still to play and record the results in order.
 
     `executor` is `local` (a pool of `workers` processes), `dask://HOST:PORT`, or an
     open Executor (left open for the caller). `schedule`: the format's, when it is not
-    one of `SCHEDULES` (an `arena match` run). Raises Interrupted on Ctrl-C, and
+    one of `SCHEDULES` (an `arena match` run). `spectators` follow the matches as they
+    are played (the module; not with an open executor, nor on Dask). Raises
+    Interrupted on Ctrl-C, and
     ExecutorLost when the executor goes away mid-run, StoreError when the database
     fails, ScheduleError when the format cannot go on: the tournament then is marked
     `interrupted`. Cancelled when another command cancelled it.
@@ -163,7 +171,9 @@ def run(
         v.id or 0: registry.bot_ref(v, names[v.id or 0][0])
         for v in store.versions(ids=sorted(schedule.entrants))
     }
-    pool = _opened(executor, workers, not fresh_processes, pin_workers, tournament_id, done)
+    following = None if spectators is None else Following(spectators)
+    relay = None if following is None else following.relay
+    pool = _opened(executor, workers, not fresh_processes, pin_workers, tournament_id, done, relay)
     store.set_tournament_status(tournament_id, TournamentStatus.RUNNING)
     total = max(written, settings.planned or written)
     where = executor if isinstance(executor, str) else type(executor).__name__
@@ -177,6 +187,7 @@ def run(
         workers,
     )
     loop = _Loop(store, tournament, settings, schedule, suspensions, names, total, on_progress)
+    loop.following = following
     stopped = True  # until the loop ends normally: then idle workers may finish politely
     try:
         loop.play(pool, refs, secret, done)
@@ -195,6 +206,8 @@ def run(
     finally:
         if isinstance(executor, str):  # opened here: shut here
             pool.shutdown(now=stopped)
+        if following is not None:  # what was not recorded is given up
+            following.close()
     try:  # every match is recorded; the database may still fail here, as in the loop
         store.set_tournament_status(tournament_id, TournamentStatus.FINISHED)
     except StoreError as error:
@@ -214,7 +227,13 @@ def _schedule_of(store: Store, tournament: Tournament, settings: TournamentSetti
 
 
 def _opened(
-    executor: str | Executor, workers: int, reuse: bool, pin: bool, tournament_id: int, done: int
+    executor: str | Executor,
+    workers: int,
+    reuse: bool,
+    pin: bool,
+    tournament_id: int,
+    done: int,
+    relay: Relay | None = None,
 ) -> Executor:
     """The executor to play on: `executor` itself, or the one it names, opened.
 
@@ -223,7 +242,7 @@ def _opened(
     if not isinstance(executor, str):
         return executor
     try:
-        return open_executor(executor, workers, reuse=reuse, pin=pin)
+        return open_executor(executor, workers, reuse=reuse, pin=pin, relay=relay)
     except ExecutorLost as error:
         hint = f"arena tournament resume {tournament_id} --executor ..."
         drop = "" if done else f", or drop it: arena tournament delete {tournament_id}"
@@ -249,6 +268,8 @@ class _Loop:
         self.schedule, self.suspensions = schedule, suspensions
         self.names, self.total, self.on_progress = names, total, on_progress
         self.tournament_id = tournament.id or 0
+        #: Who follows the matches as they are played (None: nobody).
+        self.following: Following | None = None
 
     def play(
         self, executor: Executor, refs: Mapping[int, BotRef], secret: bytes, done: int
@@ -370,6 +391,8 @@ class _Loop:
                     futures[submitted] = None
                 else:
                     spec = match_spec(self.tournament, self.settings, upcoming, refs, secret)
+                    if self.following is not None:
+                        self.following.expect(spec.match_id, upcoming.id or 0)
                     futures[submitted] = executor.submit(spec)
                 submitted += 1
             future = futures.pop(index)
@@ -377,9 +400,11 @@ class _Loop:
             yield match, result, _ready(futures, index + 1), index == len(pending) - 1
 
     def _told(self, played: list[_Played]) -> None:
-        """Tell of the matches just recorded: the log, the caller, the schedule."""
+        """Tell of the matches just recorded: the log, the spectators, the caller, the schedule."""
         for entry in played:
             LOG.info("%d/%d %s", entry.number, self.total, _told(self.tournament_id, entry))
+            if self.following is not None:
+                self.following.done(entry.match.id or 0)
         if self.on_progress is not None:
             for entry in played:
                 labels = [self._label(s.version_id) for s in entry.suspended_now]
