@@ -37,14 +37,20 @@ def serve(
     from arena.service import server
     from arena.service.app import create_app
     from arena.service.ladder import OpenLadders, load_specs
+    from arena.service.live import Live
 
     specs = load_specs(ladder) if ladder is not None else []
     store = open_store()
     sock = server.listen(host, port)
     where = sock.getsockname()
-    ladders = OpenLadders(store, home(), specs, workers, executor)
+    live = Live()  # the ladder's matches in play, as the live pages show them
+    ladders = OpenLadders(store, home(), specs, workers, executor, live)
     app = create_app(
-        store, home(), on_stop=lambda: ladders.stop(server.GRACE), on_change=ladders.poke
+        store,
+        home(),
+        on_stop=lambda: ladders.stop(server.GRACE),
+        on_change=ladders.poke,
+        live=live,
     )
     ladders.start()
     err.print(

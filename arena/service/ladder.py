@@ -24,6 +24,11 @@ round where it stopped (the runner's resume: its unrecorded matches, then the sa
 choices), so nothing is lost or counted twice. On SIGTERM the rounds are told to
 stop at their next batch; the server waits `server.GRACE` seconds for them, and a
 round still playing then is resumed the same way by the next start.
+
+Given the app's `Live`, the rounds publish their matches as they are played, move by
+move (arena.tournament.watching): spectators of /live follow them, in this process
+and with `--workers N`; a match's view ends when it is recorded, when its worker
+died, or when its round gives it up. On a Dask executor nothing is published.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from typing import Any
 
 from arena import ArenaError
 from arena.games import load_game
+from arena.service.live import Live
 from arena.status import TournamentStatus
 from arena.store import Store
 from arena.store.models import Match, Tournament
@@ -189,9 +195,11 @@ class OpenLadders:
         specs: list[LadderSpec],
         workers: int = 1,
         executor: str = LOCAL,
+        live: Live | None = None,
     ):
         self.store, self.home, self.specs = store, home, specs
         self.workers, self.executor = workers, executor
+        self.live = live
         self.stopping = threading.Event()
         self.changed = threading.Event()
         self.threads = [
@@ -270,5 +278,6 @@ class OpenLadders:
             fresh_processes=settings.fresh_processes,
             pin_workers=settings.pin_workers,
             schedule=schedule,
+            spectators=self.live,
         )
         return True
