@@ -19,9 +19,10 @@ Channels:
               the pages are those of the files in a Python bot's view (all resident and
               locked before any sandbox starts: the line says how many were cold); off,
               cold pages of large files anywhere under /usr.
-  dentry      negative dentries in a folder of the view (/usr/lib/pythonX.Y, bound from
-              the host): the sender looks up a missing name for a 1 (the kernel then
-              caches that it is missing), the receiver times a lookup of every name.
+  dentry      negative dentries in a folder both sandboxes see (--dentry-folder, by default
+              the view's /usr/lib/pythonX.Y): the sender looks up a missing name for a 1
+              (where the folder's file system caches that a name is missing: ext4,
+              overlay, not tmpfs), the receiver times a lookup of every name.
   startup     not a channel: what the measures cost a sandbox's start (/bin/true,
               launched and killed, measures on and off interleaved, --bits times each).
   evict       the lever (no rate): pages of a cached system file left in the host's
@@ -29,7 +30,7 @@ Channels:
               (posix_fadvise DONTNEED).
 
     .venv/bin/python scripts/bench_kernel_channels.py [--bits 200] [--slot-ms 20]
-        [--channel sysinfo,cpu,firsttouch,dentry,evict]
+        [--channel sysinfo,cpu,firsttouch,dentry,evict] [--dentry-folder /arena/python]
 """
 
 from __future__ import annotations
@@ -167,8 +168,10 @@ def report(name: str, sent: str, got: str, seconds: float) -> None:
 
 
 def threshold_bits(values: list[float], one_is_high: bool) -> str:
-    """Decode by the midpoint of the two clusters (2-means on one dimension)."""
-    low, high = min(values), max(values)
+    """Decode by the midpoint of the two clusters (2-means on one dimension), started from
+    the 10th and 90th percentiles (from the extremes, one outlier made a cluster alone)."""
+    ordered = sorted(values)
+    low, high = ordered[len(ordered) // 10], ordered[(9 * len(ordered)) // 10]
     for _ in range(20):
         middle = (low + high) / 2
         lows = [v for v in values if v <= middle] or [low]
@@ -263,9 +266,16 @@ def first_touch(bits: str) -> None:
     report("firsttouch", bits, threshold_bits(times, one_is_high=False), time.monotonic() - start)
 
 
+#: The folder (a path inside the sandbox) the dentry channel looks names up in; None: the
+#: Python library folder of the view.
+DENTRY_FOLDER: str | None = None
+
+
 def dentry(bits: str) -> None:
     """Negative dentries: a name looked up once is then known to be missing, faster."""
-    folder = os.path.join("/usr/lib", os.path.basename(os.path.realpath("/usr/bin/python3")))
+    python = os.path.basename(os.path.realpath("/usr/bin/python3"))
+    folder = DENTRY_FOLDER or os.path.join("/usr/lib", python)
+    print(f"dentry      names looked up in {folder}")
     tag = f"{os.getpid()}-{random.randrange(1 << 30)}"
     names = [f"{folder}/arena-bench-{tag}-{i}" for i in range(len(bits))]
     start = time.monotonic()
@@ -322,6 +332,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--slot-ms", type=float, default=20.0)
     parser.add_argument("--channel", default="sysinfo,cpu,firsttouch,dentry,evict")
     parser.add_argument(
+        "--dentry-folder",
+        help="the folder inside the sandbox whose names the dentry channel looks up "
+        "(default: the view's /usr/lib/pythonX.Y; /arena/python is a tmpfs)",
+    )
+    parser.add_argument(
         "--without-measures",
         action="store_true",
         help="switch issue 30's seccomp rules and /proc masks off (the 'before' figures)",
@@ -329,6 +344,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.bits < 8 or args.slot_ms <= 0:
         parser.error("--bits must be at least 8 and --slot-ms positive")
+    if args.dentry_folder is not None and not args.dentry_folder.startswith("/"):
+        parser.error("--dentry-folder must be an absolute path (inside the sandbox)")
     known = {*SENDERS, "firsttouch", "dentry", "evict", "startup"}
     if unknown := set(args.channel.split(",")) - known:
         parser.error(f"unknown channel {', '.join(sorted(unknown))}")
@@ -337,8 +354,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    global WITHOUT
+    global WITHOUT, DENTRY_FOLDER
     WITHOUT = args.without_measures
+    DENTRY_FOLDER = args.dentry_folder
     if WITHOUT:
         seccomp.add_machine_wide = lambda sc, rules: None
         bwrap.ProcFiles.args = lambda _self, _limits: []  # type: ignore[method-assign,assignment]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import fcntl
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.sandbox import detection, launcher
+from arena.sandbox import detection, launcher, view
 from arena.sandbox.limits import Limits
 from arena.sandbox.start import launch
 from arena.submissions.manifest import build_outputs, load_manifest, prepare
@@ -34,7 +35,8 @@ from tests.helpers import TEST_BOTS, sandboxed
 needs_filter = pytest.mark.skipif(
     not sandboxed() or not detection.protections().seccomp, reason="no seccomp filter here"
 )
-#: Files a build and a seat both see: the system, and arena's referees.
+#: Files a build and a seat both see: the system (the seat's view has its own copy of a small
+#: file), and arena's referees.
 SHARED = ("/usr/bin/env", "/arena/python/arena/__init__.py")
 
 HOLD = """
@@ -81,10 +83,20 @@ def python() -> str:
     return shutil.which("python3", path="/usr/bin:/bin") or sys.executable
 
 
+def host_bound() -> str:
+    """A file of the seat's view bound from the host (too large to copy: the seat's
+    Python itself, or another), the same inode as the build's."""
+    seen = view.build([python()], None)
+    large = [f for f in seen.regular_files() if os.path.getsize(f) > view.COPY_MOST_BYTES]
+    real = os.path.realpath(python())
+    assert large, "no file of a Python seat's view is bound from the host"
+    return real if real in large else large[0]
+
+
 @contextmanager
-def build_holding_locks(scratch: Path) -> Iterator[None]:
-    """A build-profile sandbox (a build's, on a scratch copy) holding locks on SHARED."""
-    box = launch([python(), "-c", HOLD, *SHARED], scratch, Limits(), writable=True)
+def build_holding_locks(scratch: Path, paths: tuple[str, ...] = SHARED) -> Iterator[None]:
+    """A build-profile sandbox (a build's, on a scratch copy) holding locks on `paths`."""
+    box = launch([python(), "-c", HOLD, *paths], scratch, Limits(), writable=True)
     try:
         assert box.process.stdout is not None
         line = box.process.stdout.readline()
@@ -94,9 +106,9 @@ def build_holding_locks(scratch: Path) -> Iterator[None]:
         box.kill()
 
 
-def seat_looks() -> dict[str, str]:
-    """What a seat (a bot's sandbox) learns of the locks on the files it shares."""
-    box = launch([python(), "-c", LOOK, *SHARED], TEST_BOTS / "polite", Limits())
+def seat_looks(paths: tuple[str, ...] = SHARED) -> dict[str, str]:
+    """What a seat (a bot's sandbox) learns of the locks on the files at `paths`."""
+    box = launch([python(), "-c", LOOK, *paths], TEST_BOTS / "polite", Limits())
     try:
         out, err = box.process.communicate(timeout=30)
     finally:
@@ -121,11 +133,12 @@ def test_a_build_takes_every_kind_of_lock(tmp_path: Path) -> None:
 
 @needs_filter
 def test_a_seat_sees_no_lock_that_a_running_build_holds(scratch: Path) -> None:
-    alone = seat_looks()
-    with build_holding_locks(scratch):
-        beside = seat_looks()
+    shared = (*SHARED, host_bound())
+    alone = seat_looks(shared)
+    with build_holding_locks(scratch, shared):
+        beside = seat_looks(shared)
     assert beside == alone  # not one bit of the build's locks
-    for path in SHARED:
+    for path in shared:
         for call in ("flock", "F_GETLK", "F_OFD_GETLK"):
             assert beside[f"{path} {call}"] == "ENOLCK"
     assert beside["/proc/locks"] == ""
@@ -135,15 +148,16 @@ def test_a_seat_sees_no_lock_that_a_running_build_holds(scratch: Path) -> None:
 def test_without_the_seat_filter_the_build_lock_shows(
     scratch: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Unfiltered, a seat no longer sees the build's lock on /usr/bin/env either: the
-    match's system view (arena.sandbox.view, issue 30 item 6) gives it its own copy of
-    that small file, so the lock is on another inode. (Before the view, this control
-    showed the lock; a control through a file the view binds from the host is still to
-    be written.)"""
+    """Unfiltered, a seat sees the build's lock on a file its view binds from the host
+    (the same inode); not on /usr/bin/env, of which the match's system view
+    (arena.sandbox.view, issue 30 item 6) gives it its own copy."""
     real = detection.protections()
     monkeypatch.setattr(detection, "protections", lambda: dataclasses.replace(real, seccomp=False))
-    with build_holding_locks(scratch):
-        seen = seat_looks()
+    shared = (*SHARED, host_bound())
+    with build_holding_locks(scratch, shared):
+        seen = seat_looks(shared)
+    assert seen[f"{shared[-1]} flock"] in ("EWOULDBLOCK", "EAGAIN"), seen
+    assert seen[f"{shared[-1]} F_GETLK"] == f"answered {fcntl.F_RDLCK}", seen
     assert seen["/usr/bin/env flock"] not in ("EWOULDBLOCK", "EAGAIN")
     assert seen["/usr/bin/env F_GETLK"] != f"answered {fcntl.F_RDLCK}"
 

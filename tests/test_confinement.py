@@ -309,12 +309,14 @@ EVICT = (
 @pytest.fixture
 def shared_file(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, runtimes.Runtime]]:
     """A file on disk in a sandbox's view that no other process locks (the folder of a
-    runtime of its own), made resident but not locked: only the filter keeps it cached."""
+    runtime of its own; too large to copy, so bound from the host: a view copies smaller
+    files onto a tmpfs), made resident but not locked: only the filter keeps it cached."""
     root = Path(tempfile.mkdtemp(prefix="arena-evict-", dir="/var/tmp"))  # /tmp: hidden
     root.chmod(0o755)
     shared = root / "shared.txt"
     with shared.open("w") as handle:
-        handle.write("a page of a shared read-only file\n" * 2000)
+        line = "a page of a shared read-only file\n"
+        handle.write(line * (view.COPY_MOST_BYTES // len(line) + 2000))
         handle.flush()
         os.fsync(handle.fileno())  # a dirty page cannot be dropped
     shared.chmod(0o644)

@@ -14,6 +14,7 @@ through first reads, learns nothing, where with the whole system shown it does.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import mmap
 import os
 import shutil
@@ -30,6 +31,7 @@ from arena.sandbox.handle import Sandboxed
 from arena.sandbox.limits import Limits
 from arena.sandbox.start import launch
 from arena.store import Store
+from arena.submissions import check
 from arena.submissions.manifest import BUNDLED_BOTS, load_manifest, prepare
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
@@ -194,6 +196,34 @@ def test_a_sandbox_is_shown_only_the_top_folders_of_its_own_view(tmp_path: Path)
     assert "/etc" not in args and "/tmp" in args
 
 
+def test_a_views_trees_are_copies_in_the_root_and_only_large_files_are_bound(
+    tmp_path: Path,
+) -> None:
+    # Every folder a sandbox can look a name up in is the root's (a tmpfs: no negative
+    # dentries); a file over COPY_MOST_BYTES is bound from the host, a file has no names.
+    tree = tmp_path / "tree"
+    (tree / "private").mkdir(parents=True)
+    (tree / "private").chmod(0o700)
+    (tree / "secret").write_text("s")
+    (tree / "secret").chmod(0o640)
+    with open(tree / "large", "wb") as handle:
+        handle.truncate(view.COPY_MOST_BYTES + 1)
+    (tree / "link").symlink_to("secret")
+    root = view.Root(tmp_path / "root")
+    try:
+        seen = view.View(trees={str(tree)})
+        args = root.place(seen)
+        at = root.root / str(tree).lstrip("/")
+        assert ["--ro-bind", str(tree / "large"), str(tree / "large")] == args[-3:]
+        assert str(tree) not in args  # the folder itself is the root's copy
+        assert stat.S_IMODE((at / "secret").stat().st_mode) == 0o640
+        assert stat.S_IMODE((at / "private").stat().st_mode) == 0o700
+        assert (at / "link").is_symlink() and (at / "large").stat().st_size == 0
+        assert sorted(root.resident(seen)) == sorted([str(at / "secret"), str(tree / "large")])
+    finally:
+        root.remove()
+
+
 def test_a_build_still_sees_the_whole_system() -> None:
     folder = Path(tempfile.mkdtemp(prefix="arena-build-", dir="/var/tmp"))  # /tmp: not the uid's
     folder.chmod(0o755)
@@ -260,9 +290,11 @@ def evict_big_libraries() -> None:
             os.close(fd)
 
 
-def play_one_deal(tmp_path: Path, workers: int) -> list[MatchResult]:
+def play_one_deal(
+    tmp_path: Path, workers: int, config: TournamentConfig = ONE_DEAL
+) -> list[MatchResult]:
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
-    tid = runner.create(store, tmp_path, ONE_DEAL)  # its submission check plays it too
+    tid = runner.create(store, tmp_path, config)  # its submission check plays it too
     evict_big_libraries()
     results: list[MatchResult] = []
     runner.run(store, tid, on_progress=lambda p: results.append(p.result), workers=workers)
@@ -271,24 +303,26 @@ def play_one_deal(tmp_path: Path, workers: int) -> list[MatchResult]:
     return results
 
 
-def learned(results: list[MatchResult]) -> list[tuple[set[int], set[int]]]:
-    """(cards page_cache learned, its opponent's first hand) for each receiving seat."""
+def learned(
+    results: list[MatchResult], bot: str = "page_cache", channel: str = "firsttouch"
+) -> list[tuple[set[int], set[int]]]:
+    """(cards `bot` learned, its opponent's first hand) for each receiving seat."""
     found = []
     for result in results:
         assert result.replay is not None, result.status
         hands = result.replay["events"][0]["outcome"]["hands"]
         for index, seat in enumerate(result.seats):
-            if seat.bot != "page_cache":
+            if seat.bot != bot:
                 continue
             for line in seat.stderr.splitlines():
-                if " through firsttouch" in line:
+                if f" through {channel}" in line:
                     cards = line.split("learned ", 1)[1].split(" through")[0]
                     found.append(({int(c) for c in cards.split(",")}, set(hands[1 - index])))
     return found
 
 
-def said(results: list[MatchResult]) -> str:
-    return "".join(s.stderr for r in results for s in r.seats if s.bot == "page_cache")
+def said(results: list[MatchResult], bot: str = "page_cache") -> str:
+    return "".join(s.stderr for r in results for s in r.seats if s.bot == bot)
 
 
 @pytest.fixture
@@ -321,4 +355,48 @@ def test_with_the_whole_system_shown_the_second_rotation_learns_the_first_ones_h
     results = play_one_deal(tmp_path, 1)
     found = learned(results)
     assert found, said(results)
+    assert all(cards == hand for cards, hand in found), found
+
+
+# ----- the attack: negative dentries in a folder of the view, across rotations ---------------
+def dentry_deal(tmp_path: Path) -> TournamentConfig:
+    """One deal of tests/bots/dentry_memory (a copy with a fresh nonce, so that names an
+    earlier run looked up in a host folder are not taken for this run's)."""
+    folder = tmp_path / "dentry_memory"
+    shutil.copytree(TEST_BOTS / "dentry_memory", folder)
+    (folder / "nonce.txt").write_text(os.urandom(8).hex())
+    return dataclasses.replace(ONE_DEAL, bots=(str(folder), "first-legal"))
+
+
+@pytest.fixture
+def unchecked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No submission check: it would play the bot first, and its processes look up the same
+    names for another deal (and a receiver among them every card's): the tournament's
+    two matches alone play it."""
+    monkeypatch.setattr(check, "submission_check", lambda *_args, **_kwargs: None)
+
+
+@pytest.mark.usefixtures("counters_alone", "unchecked")
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_later_process_learns_nothing_through_negative_dentries(
+    tmp_path: Path, workers: int
+) -> None:
+    # Every folder of the view is a copy on a tmpfs, which keeps no negative dentries: the
+    # second rotation's process cannot tell that the first one looked its names up.
+    results = play_one_deal(tmp_path, workers, dentry_deal(tmp_path))
+    text = said(results, "dentry_memory")
+    assert "dentry_memory: folder /usr/lib/python3" in text, text
+    assert learned(results, "dentry_memory", "dentry") == [], text
+    assert "flag known" not in text, text
+
+
+@pytest.mark.usefixtures("counters_alone", "unchecked")
+def test_in_a_folder_bound_from_the_host_the_second_rotation_learns_the_first_ones_hand(
+    tmp_path: Path, whole_system: None
+) -> None:
+    """The attack is real: where the view's folders are the host's (ext4 or overlay), the
+    first rotation's lookups carry its hand to the second rotation's process."""
+    results = play_one_deal(tmp_path, 1, dentry_deal(tmp_path))
+    found = learned(results, "dentry_memory", "dentry")
+    assert found, said(results, "dentry_memory")
     assert all(cards == hand for cards, hand in found), found

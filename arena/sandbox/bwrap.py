@@ -350,6 +350,19 @@ def mount_type(point: str) -> str | None:
     return None
 
 
+def file_system(path: Path) -> str | None:
+    """The type of the file system that holds `path` (the deepest mount above it)."""
+    real, best, found = os.path.realpath(path), "", None
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            fields = line.split()
+            point = fields[4] if len(fields) > 4 and " - " in line else None
+            inside = point is not None and (point == "/" or under(real, (point,)))
+            if point is not None and inside and len(point) >= len(best):
+                best, found = point, line.split(" - ", 1)[1].split()[0]
+    return found
+
+
 def sweep(base: Path, prefix: str) -> None:
     """Remove what arena processes that were killed left in `base`: `prefix` + their pid."""
     for stale in base.glob(prefix + "*"):

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.sandbox import cgroup, uids
-from arena.sandbox.bwrap import reachable
+from arena.sandbox.bwrap import file_system, reachable, staging_base
 from arena.sandbox.detection import protections
 from arena.sandbox.limits import Limits
 from arena.sandbox.runtimes import Runtime, RuntimeProblem, configured
@@ -104,7 +104,8 @@ _KERNEL_STATE = (
 
 
 def _view_row(boxed: bool) -> dict[str, Any]:
-    """What a match sandbox sees of the system, and whether its pages are locked."""
+    """What a match sandbox sees of the system, whether its pages are locked, and whether
+    its folders are on a tmpfs (which keeps no negative dentries)."""
     if not boxed:
         return {
             "protection": "system view resident and locked",
@@ -112,20 +113,35 @@ def _view_row(boxed: bool) -> dict[str, Any]:
             "detail": "needs bubblewrap: bots see the whole system and its page cache",
         }
     locks, why = may_lock()
+    base = staging_base(uids.runtime_dir())
+    kind = file_system(base)
     seen = (
         "a match sandbox sees /etc, /bin/sh and its program's files (ELF closure, an "
         "interpreter's library trees, its runtime), not the rest of the system; each file "
         "is read before any sandbox of the process sees it"
     )
+    if kind == "tmpfs":
+        folders = (
+            f"; every folder of it is a copy on the tmpfs {base} (only files over 4 MiB are "
+            "bound from the host), and tmpfs keeps no negative dentries: a missing name "
+            "looked up leaves nothing another sandbox can time"
+        )
+    else:
+        folders = (
+            f"; its folders are copies in {base}, on {kind or 'an unknown file system'}, "
+            "which may remember each missing name looked up in them (negative dentries, "
+            "about 600-1000 bit/s between sandboxes): make /dev/shm a tmpfs"
+        )
     if locks:
-        detail = f"{seen}, and locked in memory ({why}): no page of it is ever cold"
+        detail = f"{seen}, and locked in memory ({why}): no page of it is ever cold{folders}"
     else:
         detail = (
             f"{seen}, but not locked ({why}): under host memory pressure pages may go cold "
             "again, and their first read then carries one bit (give arena CAP_IPC_LOCK or "
-            "a RLIMIT_MEMLOCK of 1 GiB)"
+            f"a RLIMIT_MEMLOCK of 1 GiB){folders}"
         )
-    return {"protection": "system view resident and locked", "active": locks, "detail": detail}
+    active = locks and kind == "tmpfs"
+    return {"protection": "system view resident and locked", "active": active, "detail": detail}
 
 
 #: Channels between sandboxes that remain open, as scripts/bench_kernel_channels.py

@@ -20,16 +20,23 @@ it, and where the page was cold the time tells. A match sandbox sees instead:
   elsewhere (`arena.sandbox.bwrap.toolchain`), as before, with their ELF closure;
 - /usr/lib/locale/C.utf8 (LANG=C.UTF-8) and the zone file /etc/localtime names.
 
-Before any sandbox of this process sees a view, every file in it is read (folders
-walked, so their entries are cached too) and, where arena may lock memory (root, or
-CAP_IPC_LOCK, or a large enough RLIMIT_MEMLOCK), kept mapped and locked (mlock) by the
-process's keeper (`KEEPER`, a small process of arena's that lives as long as its
-stdin, so the worker's own memory stays its own), so that reclaim cannot make a page
-of it cold again. Then no
-page a bot can reach is cold and a first read's time says nothing; files outside the
-views are not in the sandbox at all. Without the lock, pages may go cold again under
-memory pressure (`arena doctor` says so). A build sees the whole system instead
-(`bwrap.system_binds`): it needs compilers, and plays no match.
+The sandbox gets all of it from this process's view root (`Root`), on the tmpfs of the
+staged copies: the trees and single files copied, only files larger than
+COPY_MOST_BYTES bound from the host (a file has no names to look up). So every folder a
+bot can look a name up in is a tmpfs one, and tmpfs keeps no negative dentries: a
+lookup of a missing name leaves no trace that another sandbox could time (a folder
+bound from ext4 or overlay remembers each missing name, a channel of about 600-1000
+bit/s).
+
+Before any sandbox of this process sees a view, every file in it (the copies, and the
+large host files) is read and, where arena may lock memory (root, or CAP_IPC_LOCK, or a
+large enough RLIMIT_MEMLOCK), kept mapped and locked (mlock) by the process's keeper
+(`KEEPER`, a small process of arena's that lives as long as its stdin, so the worker's
+own memory stays its own), so that reclaim (or swap, for the copies) cannot make a page
+of it cold again. Then no page a bot can reach is cold and a first read's time says
+nothing; files outside the views are not in the sandbox at all. Without the lock, pages
+may go cold again under memory pressure (`arena doctor` says so). A build sees the
+whole system instead (`bwrap.system_binds`): it needs compilers, and plays no match.
 
 A view is computed once per process for a program, folder and runtime (`for_bot`).
 """
@@ -559,7 +566,6 @@ class Resident:
 
     pid: int = field(default_factory=os.getpid)
     sent: set[str] = field(default_factory=set)
-    walked: set[str] = field(default_factory=set)
     locked: int = 0
     read: int = 0
     keeper: subprocess.Popen[bytes] | None = None
@@ -594,32 +600,6 @@ class Resident:
             raise OSError(f"the keeper of the system view failed ({error})") from None
         self.sent.update(batch)
 
-    def tree_files(self, tree: str) -> list[str]:
-        """Every regular file under `tree` (walked: its entries are cached too), once."""
-        if tree in self.walked:
-            return []
-        self.walked.add(tree)
-        found = []
-        for folder, _dirs, names in os.walk(tree):
-            for name in names:
-                path = os.path.join(folder, name)
-                with contextlib.suppress(OSError):
-                    if stat.S_ISREG(os.lstat(path).st_mode):
-                        found.append(path)
-        return found
-
-    def view(self, view: View, copies: Iterable[str]) -> None:
-        """Make every file and folder a sandbox with `view` sees resident: its trees, its
-        single files bound from the host, and their `copies` in the view root."""
-        roots = tuple(view.top_trees())
-        paths = [path for tree in roots for path in self.tree_files(tree)]
-        paths += [
-            path
-            for path in sorted(view.files)
-            if not bw.under(path, roots) and os.path.getsize(path) > COPY_MOST_BYTES
-        ]
-        self.files([*paths, *copies])
-
     def locked_bytes(self) -> int:
         """How many bytes of files this process's keeper holds locked."""
         return self.locked
@@ -636,29 +616,39 @@ class Resident:
                 self.keeper.stdout.close()
             self.keeper = None
         self.sent.clear()
-        self.walked.clear()
 
 
-# ----- the view root: where a view's single files are -------------------------------------
-#: A single file of a view larger than this is bound from the host (and locked), not copied.
+# ----- the view root: a copy of everything a view shows, on a tmpfs -------------------------
+#: A file of a view larger than this is bound from the host (and locked), not copied.
 COPY_MOST_BYTES = 4 * 2**20
 
 
 class Root:
     """This process's view root, beside its staged copies: every view's links, copies of its
-    single files (libraries, programs), and empty folders where its trees are mounted.
+    single files (libraries, programs) and of its trees (/etc, a Python's library folders,
+    a JDK's home), with empty files where a file too large to copy is mounted.
+
+    The root is on the tmpfs of the staged copies (/dev/shm), so every folder a match
+    sandbox can look a name up in is a tmpfs one: tmpfs keeps no negative dentries (its
+    dentries are deleted at their last reference, `always_delete_dentry`), so a lookup of
+    a missing name leaves nothing that a later lookup, in another sandbox, could time; a
+    folder bound from the host (ext4, overlay) would remember each missing name looked up
+    in it (issue 30: about 600-1000 bit/s). Only single files come from the host, and a
+    file has no names to look up.
 
     bubblewrap reads /proc/self/mountinfo again at every mount it makes, so a sandbox
     start costs about 0.5 ms per bind (a Python bot's view has about 190 single files
     and links: 120 ms instead of 26 ms). A sandbox binds instead the few top-level
     folders of this root (copies on a tmpfs, where no page is ever cold while there is
-    no swap), its trees, and its few single files too large to copy.
+    no swap) and its few files too large to copy.
     """
 
     def __init__(self, root: Path) -> None:
         """The root goes at `root` (made afresh; `remove` takes it away)."""
         self.root = root
         self.owner = os.getpid()
+        #: Each tree copied so far: (its copies in the root, its files bound from the host).
+        self.trees: dict[str, tuple[list[str], list[str]]] = {}
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(mode=0o755, parents=True)
         os.chmod(root, 0o755)
@@ -668,6 +658,13 @@ class Root:
 
     def _folder(self, path: Path) -> None:
         path.mkdir(mode=0o755, parents=True, exist_ok=True)
+
+    def _copy(self, path: str, at: Path, mode: int) -> None:
+        """Copy the regular file `path` to `at` with `mode` (written whole, then renamed)."""
+        partial = at.with_name(at.name + ".arena-partial")
+        shutil.copyfile(path, partial, follow_symlinks=False)
+        os.chmod(partial, mode)
+        os.replace(partial, at)
 
     def place(self, view: View) -> list[str]:
         """Put `view` in the root; the bubblewrap arguments that show it to a sandbox."""
@@ -692,41 +689,96 @@ class Root:
                     at.touch(mode=0o644)  # where bubblewrap mounts it
             elif not at.exists():
                 self._folder(at.parent)
-                partial = at.with_name(at.name + ".arena-partial")
-                shutil.copyfile(path, partial, follow_symlinks=False)
-                os.chmod(partial, 0o755 if info.st_mode & 0o111 else 0o644)
-                os.replace(partial, at)
+                self._copy(path, at, 0o755 if info.st_mode & 0o111 else 0o644)
         for tree in trees:
-            self._folder(self._at(tree))  # a mount point
+            big += self.copy_tree(tree)[1]
         # The root holds every view of this process; a sandbox is shown only the top-level
         # entries its own view has (another view's /var/tmp toolchain is not its system).
         used = {p.split("/")[1] for p in [*view.links, *view.files, *trees]}
         args: list[str] = []
         for entry in sorted(os.listdir(self.root)):
             at, inside = self.root / entry, "/" + entry
-            if inside in roots or entry not in used:
+            if entry not in used:
                 continue
             if at.is_symlink():
                 args += ["--symlink", os.readlink(at), inside]
             elif at.is_dir():
                 args += ["--ro-bind", str(at), inside]
-        for path in [*trees, *big]:
+        for path in big:
             args += ["--ro-bind", path, path]
         return args
 
-    def copies(self, view: View) -> list[str]:
-        """The copies in the root that a sandbox with `view` sees (to make them resident)."""
+    def copy_tree(self, tree: str) -> tuple[list[str], list[str]]:
+        """Copy the host folder `tree` into the root, once: its folders and links, its
+        files up to COPY_MOST_BYTES, an empty file to mount each larger one on. Returns
+        (the copies, the larger files: bound from the host).
+
+        Owners (when arena is root) and modes are the host's, less set-uid and set-gid:
+        what a bot's uid may not read there (/etc/shadow) it may not read here. A file or
+        folder arena cannot read itself is left out (the bot could not read it either).
+        """
+        if tree in self.trees:
+            return self.trees[tree]
+        copies: list[str] = []
+        big: list[str] = []
+        self._folder(self._at(tree))
+        folders = [(self._at(tree), os.lstat(tree))]
+        for folder, dirs, names in os.walk(tree):
+            at = self._at(folder)
+            for name in [*dirs, *names]:
+                path, into = os.path.join(folder, name), at / name
+                with contextlib.suppress(OSError):
+                    info = os.lstat(path)
+                    if stat.S_ISLNK(info.st_mode) and not os.path.lexists(into):
+                        os.symlink(os.readlink(path), into)
+                    elif stat.S_ISDIR(info.st_mode):
+                        self._folder(into)
+                        folders.append((into, info))
+                    elif stat.S_ISREG(info.st_mode) and info.st_size > COPY_MOST_BYTES:
+                        if not os.path.lexists(into):
+                            into.touch(mode=0o644)  # where bubblewrap mounts it
+                        big.append(path)
+                    elif stat.S_ISREG(info.st_mode):
+                        if not os.path.lexists(into):
+                            self._copy(path, into, _copied_mode(info))
+                            _own_as(into, info)
+                        copies.append(str(into))
+        for at, info in reversed(folders):  # the deepest first, once written
+            with contextlib.suppress(OSError):
+                _own_as(at, info)
+                os.chmod(at, _copied_mode(info))
+        self.trees[tree] = (copies, big)
+        return copies, big
+
+    def resident(self, view: View) -> list[str]:
+        """Every file a sandbox with `view` can read, where it is: its copy in the root, or
+        the host's file for one too large to copy (to make them resident)."""
         roots = tuple(view.top_trees())
-        return [
-            str(self._at(path))
-            for path in sorted(view.files)
-            if not bw.under(path, roots) and os.path.getsize(path) <= COPY_MOST_BYTES
-        ]
+        found = []
+        for path in sorted(view.files):
+            if not bw.under(path, roots):
+                large = os.path.getsize(path) > COPY_MOST_BYTES
+                found.append(path if large else str(self._at(path)))
+        for tree in roots:
+            copies, big = self.copy_tree(tree)
+            found += [*copies, *big]
+        return found
 
     def remove(self) -> None:
         """Delete the root (at process exit)."""
         if os.getpid() == self.owner:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _copied_mode(info: os.stat_result) -> int:
+    """The mode of a copy of a host file or folder: the host's, without set-uid or set-gid."""
+    return stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID)
+
+
+def _own_as(path: Path, info: os.stat_result) -> None:
+    """Give the copy at `path` the host file's owner and group (only root may)."""
+    if os.geteuid() == 0:
+        os.lchown(path, info.st_uid, info.st_gid)
 
 
 # ----- once per process -----------------------------------------------------------------
@@ -785,6 +837,6 @@ def for_bot(
         if binds is None:
             view = build(argv, folder, trees, path)
             binds = root.place(view)
-            warm.view(view, root.copies(view))
+            warm.files(root.resident(view))
             _VIEWS[cache_key] = binds
         return binds
