@@ -217,6 +217,8 @@ def test_a_views_trees_are_copies_in_the_root_and_only_large_files_are_bound(
         assert ["--ro-bind", str(tree / "large"), str(tree / "large")] == args[-3:]
         assert str(tree) not in args  # the folder itself is the root's copy
         assert stat.S_IMODE((at / "secret").stat().st_mode) == 0o640
+        # a byte-code file is stale when its source's time differs: copies keep the host's
+        assert (at / "secret").stat().st_mtime_ns == (tree / "secret").stat().st_mtime_ns
         assert stat.S_IMODE((at / "private").stat().st_mode) == 0o700
         assert (at / "link").is_symlink() and (at / "large").stat().st_size == 0
         assert sorted(root.resident(seen)) == sorted([str(at / "secret"), str(tree / "large")])
