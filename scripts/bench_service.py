@@ -60,6 +60,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--clients", default="1,10,100", help="reader counts (default 1,10,100)")
     parser.add_argument("--seconds", type=float, default=5.0, help="per count (default 5)")
     parser.add_argument(
+        "--record-rate",
+        type=float,
+        default=100.0,
+        help="matches recorded per second beside the readers (default 100, the goal's;"
+        " 0: as fast as the recorder can)",
+    )
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        help="seconds from one request of a client to its next (default 0: back to back,"
+        " the service's saturation; 1: spectators who each reload once a second)",
+    )
+    parser.add_argument(
         "--pages",
         action="store_true",
         help="read the web pages (home, a leaderboard, a bot's page) instead of the JSON API,"
@@ -72,6 +86,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error(f"--clients takes counts such as 1,10,100, not {args.clients!r}")
     if args.bots < 2 or args.seconds <= 0 or not all(c >= 1 for c in args.counts):
         parser.error("--bots >= 2, --seconds > 0 and every client count >= 1")
+    if args.record_rate < 0 or args.pace < 0:
+        parser.error("--record-rate and --pace must not be negative")
     return args
 
 
@@ -98,14 +114,18 @@ def build(url: str, bots: int, matches: int) -> tuple[list[int], int]:
     return versions, tid
 
 
-def record(url: str, tid: int, stop: Any, done: Any) -> None:
-    """Record the tournament's matches in schedule order, 10 a transaction, until `stop`
-    (`done` is told when it is ready, then what it recorded in how long)."""
+def record(url: str, tid: int, stop: Any, done: Any, rate: float) -> None:
+    """Record the tournament's matches in schedule order, 10 a transaction, `rate` a
+    second (0: as fast as it can), until `stop` (`done` is told when it is ready, then
+    what it recorded in how long)."""
     store = Store(url)
     pending = store.matches(tid, recorded=False)
     done.put("ready")
     count, began = 0, time.monotonic()
     while pending and not stop.is_set():
+        if rate and count > rate * (time.monotonic() - began):
+            stop.wait(10 / rate)  # ahead of the rate: a batch's worth of time
+            continue
         batch, pending = pending[:10], pending[10:]
         records = []
         for match in batch:
@@ -145,9 +165,10 @@ def paths(turn: int, bots: int, pages: bool) -> tuple[str, str]:
 
 
 async def read(
-    url: str, clients: int, seconds: float, bots: int, pages: bool = False
+    url: str, clients: int, seconds: float, bots: int, pages: bool = False, pace: float = 0.0
 ) -> dict[str, list[float]]:
-    """`clients` readers for `seconds`: latencies (ms) by page."""
+    """`clients` readers for `seconds`, each starting a request every `pace` seconds (0:
+    as soon as its last one is answered): latencies (ms) by page."""
     found: dict[str, list[float]] = {"leaderboard": [], "bot": [], "home": []}
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=url, limits=limits, timeout=30) as client:
@@ -155,13 +176,16 @@ async def read(
 
         async def reader(k: int) -> None:
             turn = k
+            await asyncio.sleep(pace * k / clients)  # paced clients spread over a period
             while time.monotonic() < deadline:
+                due = time.monotonic() + pace
                 page, path = paths(turn, bots, pages)
                 began = time.perf_counter()
                 answer = await client.get(path)
                 answer.raise_for_status()
                 found[page].append((time.perf_counter() - began) * 1000)
                 turn += 1
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
 
         await asyncio.gather(*(reader(k) for k in range(clients)))
     return found
@@ -242,6 +266,9 @@ def run(args: argparse.Namespace, home: Path, url: str) -> None:
         backend = url.split(":", 1)[0]
         what = "web pages" if args.pages else "JSON API"
         print(f"{backend}, {what}, {args.bots} bots, {args.seconds:g} s per count, server {served}")
+        pace = f"each client asks every {args.pace:g} s" if args.pace else "back to back"
+        rate = f"{args.record_rate:g}/s" if args.record_rate else "as fast as it can"
+        print(f"clients: {pace}; matches recorded meanwhile: {rate}")
         if args.pages:
             sizes(served)
         print(
@@ -251,11 +278,15 @@ def run(args: argparse.Namespace, home: Path, url: str) -> None:
         )
         for clients in args.counts:
             stop, done = multiprocessing.Event(), multiprocessing.Queue()  # type: ignore[var-annotated]
-            recorder = multiprocessing.Process(target=record, args=(url, tid, stop, done))
+            recorder = multiprocessing.Process(
+                target=record, args=(url, tid, stop, done, args.record_rate)
+            )
             recorder.start()
             assert done.get(timeout=120) == "ready"
             began, cpu = time.monotonic(), cpu_seconds(server.pid)
-            found = asyncio.run(read(served, clients, args.seconds, args.bots, args.pages))
+            found = asyncio.run(
+                read(served, clients, args.seconds, args.bots, args.pages, args.pace)
+            )
             elapsed = time.monotonic() - began
             cpu = cpu_seconds(server.pid) - cpu
             stop.set()
