@@ -5,7 +5,12 @@ its program and what that needs: `arena.sandbox.view`, every page of it resident
 locked before the sandbox starts, so that the page cache carries nothing between
 sandboxes), its own folder read-only at /bot (its working directory and HOME), a fresh
 /proc and /dev, and two private size-capped tmpfs, /tmp and /dev/shm, the only places
-it can write; the root itself is read-only. A build sees the whole system instead
+it can write; the root itself is read-only. Every folder it can look a name up in is
+on a tmpfs, which keeps no negative dentries (a missing name looked up leaves nothing
+that another sandbox could time): the view's folders, /bot and /arena/python are copies
+on the tmpfs of the staged copies, /, /tmp, /dev/shm and /dev (with the host's device
+nodes, files) are the sandbox's own, /proc is the proc instance of its own PID
+namespace; only files are bound from the host. A build sees the whole system instead
 (`system_binds`: /usr, /etc and the /bin, /lib links), compilers included: it plays
 no match. It has no network, its own PID, IPC and
 UTS namespaces, a seccomp filter (`arena.sandbox.seccomp`), no view of the
