@@ -3,7 +3,9 @@
 The service keeps, per match being watched, the replay as far as it has got: its
 header (the game, variant, players and the seats' bots, as a replay's) and its events
 in order. Whoever plays the match publishes into it (`Live.start`, `Live.event`,
-`Live.end`) from any thread; nothing of it is written to the database (only the
+`Live.end`) from any thread: the open ladder's rounds do, through `runner.run`'s
+spectators (arena.tournament.watching), and end a match once it is recorded, lost
+with its worker or given up. Nothing of it is written to the database (only the
 coordinator records a match, when it is over, in one transaction).
 
 A match in play has secrets: hands, the draw pile, a card picked to exchange. A
