@@ -196,10 +196,8 @@ def test_a_sandbox_is_shown_only_the_top_folders_of_its_own_view(tmp_path: Path)
     assert "/etc" not in args and "/tmp" in args
 
 
-def test_a_views_trees_are_copies_in_the_root_and_only_large_files_are_bound(
-    tmp_path: Path,
-) -> None:
-    # Every folder a sandbox can look a name up in is the root's (a tmpfs: no negative
+def test_a_views_trees_are_shared_copies_and_only_large_files_are_bound(tmp_path: Path) -> None:
+    # Every folder a sandbox can look a name up in is a copy on the tmpfs (no negative
     # dentries); a file over COPY_MOST_BYTES is bound from the host, a file has no names.
     tree = tmp_path / "tree"
     (tree / "private").mkdir(parents=True)
@@ -209,21 +207,29 @@ def test_a_views_trees_are_copies_in_the_root_and_only_large_files_are_bound(
     with open(tree / "large", "wb") as handle:
         handle.truncate(view.COPY_MOST_BYTES + 1)
     (tree / "link").symlink_to("secret")
-    root = view.Root(tmp_path / "root")
+    seen = view.View(trees={str(tree)})
+    first, second = view.Root(tmp_path / "one"), view.Root(tmp_path / "two")
     try:
-        seen = view.View(trees={str(tree)})
-        args = root.place(seen)
-        at = root.root / str(tree).lstrip("/")
+        args = first.place(seen)
+        source = first.shared.get(str(tree)).source
+        assert [a.replace("/two", "/one") for a in second.place(seen)] == args  # one copy
+        assert ["--ro-bind", str(source), str(tree)] == args[-6:-3]
         assert ["--ro-bind", str(tree / "large"), str(tree / "large")] == args[-3:]
-        assert str(tree) not in args  # the folder itself is the root's copy
-        assert stat.S_IMODE((at / "secret").stat().st_mode) == 0o640
+        assert stat.S_IMODE((source / "secret").stat().st_mode) == 0o640
+        assert stat.S_IMODE((source / "private").stat().st_mode) == 0o700
         # a byte-code file is stale when its source's time differs: copies keep the host's
-        assert (at / "secret").stat().st_mtime_ns == (tree / "secret").stat().st_mtime_ns
-        assert stat.S_IMODE((at / "private").stat().st_mode) == 0o700
-        assert (at / "link").is_symlink() and (at / "large").stat().st_size == 0
-        assert sorted(root.resident(seen)) == sorted([str(at / "secret"), str(tree / "large")])
+        assert (source / "secret").stat().st_mtime_ns == (tree / "secret").stat().st_mtime_ns
+        assert (source / "link").is_symlink() and (source / "large").stat().st_size == 0
+        assert sorted(first.resident(seen)) == sorted([str(source / "secret"), str(tree / "large")])
+        first.remove()
+        assert source.is_dir()  # the other process still holds it
+        (tree / "secret").write_text("changed")  # another content: another copy
+        assert view.Root(tmp_path / "three").shared.get(str(tree)).source != source
     finally:
-        root.remove()
+        first.remove()
+        second.remove()
+    assert not source.exists()
+    assert sorted(os.listdir(tmp_path / "trees")) != []  # the third's, held until it goes
 
 
 def test_a_build_still_sees_the_whole_system() -> None:

@@ -20,9 +20,10 @@ it, and where the page was cold the time tells. A match sandbox sees instead:
   elsewhere (`arena.sandbox.bwrap.toolchain`), as before, with their ELF closure;
 - /usr/lib/locale/C.utf8 (LANG=C.UTF-8) and the zone file /etc/localtime names.
 
-The sandbox gets all of it from this process's view root (`Root`), on the tmpfs of the
-staged copies: the trees and single files copied, only files larger than
-COPY_MOST_BYTES bound from the host (a file has no names to look up). So every folder a
+The sandbox gets all of it as copies on the tmpfs of the staged copies: the single
+files in this process's view root (`Root`), the trees as copies shared by the arena
+processes of this user (`arena.sandbox.trees`, one per content); only files larger than
+COPY_MOST_BYTES are bound from the host (a file has no names to look up). So every folder a
 bot can look a name up in is a tmpfs one, and tmpfs keeps no negative dentries: a
 lookup of a missing name leaves no trace that another sandbox could time (a folder
 bound from ext4 or overlay remembers each missing name, a channel of about 600-1000
@@ -61,6 +62,7 @@ from pathlib import Path
 
 from arena.sandbox import bwrap as bw
 from arena.sandbox import pythonpath
+from arena.sandbox import trees as shared
 
 #: Always in a match sandbox: the system's configuration, and the shell of the start marker.
 ALWAYS = ("/etc", "/bin/sh")
@@ -620,35 +622,37 @@ class Resident:
 
 # ----- the view root: a copy of everything a view shows, on a tmpfs -------------------------
 #: A file of a view larger than this is bound from the host (and locked), not copied.
-COPY_MOST_BYTES = 4 * 2**20
+COPY_MOST_BYTES = shared.COPY_MOST_BYTES
 
 
 class Root:
     """This process's view root, beside its staged copies: every view's links, copies of its
-    single files (libraries, programs) and of its trees (/etc, a Python's library folders,
-    a JDK's home), with empty files where a file too large to copy is mounted.
+    single files (libraries, programs), and folders where its trees are mounted: copies
+    (/etc, a Python's library folders, a JDK's home) that the arena processes of this user
+    share (`arena.sandbox.trees`), beside the root. A file too large to copy is bound
+    from the host over an empty file.
 
-    The root is on the tmpfs of the staged copies (/dev/shm), so every folder a match
+    Both are on the tmpfs of the staged copies (/dev/shm), so every folder a match
     sandbox can look a name up in is a tmpfs one: tmpfs keeps no negative dentries (its
     dentries are deleted at their last reference, `always_delete_dentry`), so a lookup of
     a missing name leaves nothing that a later lookup, in another sandbox, could time; a
     folder bound from the host (ext4, overlay) would remember each missing name looked up
-    in it (issue 30: about 600-1000 bit/s). Only single files come from the host, and a
+    in it (issue 30: about 430-540 bit/s). Only single files come from the host, and a
     file has no names to look up.
 
     bubblewrap reads /proc/self/mountinfo again at every mount it makes, so a sandbox
     start costs about 0.5 ms per bind (a Python bot's view has about 190 single files
     and links: 120 ms instead of 26 ms). A sandbox binds instead the few top-level
     folders of this root (copies on a tmpfs, where no page is ever cold while there is
-    no swap) and its few files too large to copy.
+    no swap), its trees, and its few files too large to copy.
     """
 
     def __init__(self, root: Path) -> None:
-        """The root goes at `root` (made afresh; `remove` takes it away)."""
+        """The root goes at `root` (made afresh; `remove` takes it away); the shared tree
+        copies beside it, in `trees`."""
         self.root = root
         self.owner = os.getpid()
-        #: Each tree copied so far: (its copies in the root, its files bound from the host).
-        self.trees: dict[str, tuple[list[str], list[str]]] = {}
+        self.shared = shared.Shared(root.parent / "trees")
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(mode=0o755, parents=True)
         os.chmod(root, 0o755)
@@ -659,22 +663,10 @@ class Root:
     def _folder(self, path: Path) -> None:
         path.mkdir(mode=0o755, parents=True, exist_ok=True)
 
-    def _copy(self, path: str, at: Path, info: os.stat_result, mode: int) -> None:
-        """Copy the regular file `path` (`info`: its lstat) to `at` with `mode` and its
-        times (written whole, then renamed). Python takes a byte-code file for stale when
-        its source's modification time differs: a copy with a new one made every module
-        of a Python bot's standard library compile again at each start (150 ms instead of
-        60)."""
-        partial = at.with_name(at.name + ".arena-partial")
-        shutil.copyfile(path, partial, follow_symlinks=False)
-        os.chmod(partial, mode)
-        os.utime(partial, ns=(info.st_atime_ns, info.st_mtime_ns))
-        os.replace(partial, at)
-
     def place(self, view: View) -> list[str]:
         """Put `view` in the root; the bubblewrap arguments that show it to a sandbox."""
-        trees = view.top_trees()
-        roots = tuple(trees)
+        tops = view.top_trees()
+        roots = tuple(tops)
         big: list[str] = []
         for link, target in sorted(view.links.items()):
             at = self._at(link)
@@ -694,12 +686,16 @@ class Root:
                     at.touch(mode=0o644)  # where bubblewrap mounts it
             elif not at.exists():
                 self._folder(at.parent)
-                self._copy(path, at, info, 0o755 if info.st_mode & 0o111 else 0o644)
-        for tree in trees:
-            big += self.copy_tree(tree)[1]
+                shared.copy_file(path, at, info, 0o755 if info.st_mode & 0o111 else 0o644)
+        mounted: list[str] = []
+        for tree in tops:
+            copy = self.shared.get(tree)
+            self._folder(self._at(tree))  # a mount point
+            mounted += ["--ro-bind", str(copy.source), tree]
+            big += copy.large
         # The root holds every view of this process; a sandbox is shown only the top-level
         # entries its own view has (another view's /var/tmp toolchain is not its system).
-        used = {p.split("/")[1] for p in [*view.links, *view.files, *trees]}
+        used = {p.split("/")[1] for p in [*view.links, *view.files, *tops]}
         args: list[str] = []
         for entry in sorted(os.listdir(self.root)):
             at, inside = self.root / entry, "/" + entry
@@ -709,55 +705,15 @@ class Root:
                 args += ["--symlink", os.readlink(at), inside]
             elif at.is_dir():
                 args += ["--ro-bind", str(at), inside]
+        args += mounted
         for path in big:
             args += ["--ro-bind", path, path]
         return args
 
-    def copy_tree(self, tree: str) -> tuple[list[str], list[str]]:
-        """Copy the host folder `tree` into the root, once: its folders and links, its
-        files up to COPY_MOST_BYTES, an empty file to mount each larger one on. Returns
-        (the copies, the larger files: bound from the host).
-
-        Owners (when arena is root) and modes are the host's, less set-uid and set-gid:
-        what a bot's uid may not read there (/etc/shadow) it may not read here. A file or
-        folder arena cannot read itself is left out (the bot could not read it either).
-        """
-        if tree in self.trees:
-            return self.trees[tree]
-        copies: list[str] = []
-        big: list[str] = []
-        self._folder(self._at(tree))
-        folders = [(self._at(tree), os.lstat(tree))]
-        for folder, dirs, names in os.walk(tree):
-            at = self._at(folder)
-            for name in [*dirs, *names]:
-                path, into = os.path.join(folder, name), at / name
-                with contextlib.suppress(OSError):
-                    info = os.lstat(path)
-                    if stat.S_ISLNK(info.st_mode) and not os.path.lexists(into):
-                        os.symlink(os.readlink(path), into)
-                    elif stat.S_ISDIR(info.st_mode):
-                        self._folder(into)
-                        folders.append((into, info))
-                    elif stat.S_ISREG(info.st_mode) and info.st_size > COPY_MOST_BYTES:
-                        if not os.path.lexists(into):
-                            into.touch(mode=0o644)  # where bubblewrap mounts it
-                        big.append(path)
-                    elif stat.S_ISREG(info.st_mode):
-                        if not os.path.lexists(into):
-                            self._copy(path, into, info, _copied_mode(info))
-                            _own_as(into, info)
-                        copies.append(str(into))
-        for at, info in reversed(folders):  # the deepest first, once written
-            with contextlib.suppress(OSError):
-                _own_as(at, info)
-                os.chmod(at, _copied_mode(info))
-        self.trees[tree] = (copies, big)
-        return copies, big
-
     def resident(self, view: View) -> list[str]:
-        """Every file a sandbox with `view` can read, where it is: its copy in the root, or
-        the host's file for one too large to copy (to make them resident)."""
+        """Every file a sandbox with `view` can read, where it is: its copy (in the root or
+        a shared tree copy), or the host's file for one too large to copy (to make them
+        resident)."""
         roots = tuple(view.top_trees())
         found = []
         for path in sorted(view.files):
@@ -765,25 +721,15 @@ class Root:
                 large = os.path.getsize(path) > COPY_MOST_BYTES
                 found.append(path if large else str(self._at(path)))
         for tree in roots:
-            copies, big = self.copy_tree(tree)
-            found += [*copies, *big]
+            copy = self.shared.get(tree)
+            found += [*copy.copies, *copy.large]
         return found
 
     def remove(self) -> None:
-        """Delete the root (at process exit)."""
+        """Delete the root, and the shared tree copies no other process holds (at exit)."""
         if os.getpid() == self.owner:
+            self.shared.release()
             shutil.rmtree(self.root, ignore_errors=True)
-
-
-def _copied_mode(info: os.stat_result) -> int:
-    """The mode of a copy of a host file or folder: the host's, without set-uid or set-gid."""
-    return stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID)
-
-
-def _own_as(path: Path, info: os.stat_result) -> None:
-    """Give the copy at `path` the host file's owner and group (only root may)."""
-    if os.geteuid() == 0:
-        os.lchown(path, info.st_uid, info.st_gid)
 
 
 # ----- once per process -----------------------------------------------------------------
