@@ -9,6 +9,11 @@ resident and locked. These tests look into a running sandbox from the host (its
 language can see is fully in the page cache (mincore), a file outside the view is not
 there at all, and tests/bots/page_cache, which passes its hand to its next process
 through first reads, learns nothing, where with the whole system shown it does.
+
+Issue 30, item 1: the view's folders are copies on a tmpfs (`arena.sandbox.trees`),
+which keeps no negative dentries, so tests/bots/dentry_memory, which passes its hand
+through lookups of missing names, learns nothing either, where with the host's folders
+shown it does.
 """
 
 from __future__ import annotations
