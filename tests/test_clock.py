@@ -358,3 +358,60 @@ def test_time_a_bot_waited_for_a_cpu_is_left_out_of_its_wall_charge() -> None:
     assert headed.charged == pytest.approx(0.001 + 0.899 / WALL_FACTOR)
     late = Spent(wall=0.9, cpu=0.1, head=0.031)  # arena woke 30 ms late: a third of that
     assert late.charged == pytest.approx(0.001 + 0.030 / WALL_FACTOR + 0.869 / WALL_FACTOR)
+
+
+def test_time_arena_itself_was_late_to_read_an_answer_is_not_charged() -> None:
+    # found by the fairness benchmark beside a CPU hog: arena's worker, starved, woke
+    # hundreds of ms after a polite bot answered, and a third of that was charged as sleep
+    late = Spent(wall=0.9, cpu=0.02, waited=0.1, head=0.001, late=0.6)
+    assert late.charged == pytest.approx(0.001 + (0.899 - 0.1 - 0.6) / WALL_FACTOR)
+    assert "arena 600 ms late to read it" in late.describe()
+    asleep = Spent(wall=0.9, cpu=0.02, waited=0.1, head=0.001)  # the same, arena on time
+    assert asleep.charged == pytest.approx(0.001 + 0.799 / WALL_FACTOR)
+
+
+class _Clock:
+    """A `time` module stand-in whose monotonic() gives the scripted readings in turn."""
+
+    def __init__(self, *readings: float):
+        self.readings = list(readings)
+
+    def monotonic(self) -> float:
+        return self.readings.pop(0)
+
+
+def test_a_watched_answer_leaves_out_arena_s_own_wait_for_a_cpu(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from arena.players import process
+
+    delays = iter([5.0, 5.6])  # arena's run delay at the first look and at the answer
+    monkeypatch.setattr(process, "own_run_delay", lambda: next(delays))
+    monkeypatch.setattr(process, "time", _Clock(100.0, 100.9))
+    watch = process._Watch(100.0, 0.05, cpu=iter([1.0, 1.02]).__next__, delay=lambda: 0.0)
+    spent = watch.spent()
+    assert (spent.wall, spent.cpu, spent.head, spent.late) == pytest.approx((0.9, 0.02, 0, 0.6))
+    assert spent.charged == pytest.approx(0.3 / WALL_FACTOR)
+
+
+def test_the_limit_counts_from_the_write_not_from_arena_s_work_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import arena.protocol.session as session_module
+
+    seen: list[float] = []
+
+    class Recording(FakeTransport):
+        def exchange(self, data: bytes, deadline: float) -> bytes:
+            seen.append(deadline)
+            return super().exchange(data, 10.0)
+
+    fake = Recording()
+    fake.expect(START, READY)
+    fake.expect(REQUEST, answer())
+    bot = Session("scripted", fake, protocol=2)
+    bot.start_match(START, 10.0)
+    # arena's thread is held up 200 ms while it encodes the request: the bot still gets 250
+    monkeypatch.setattr(session_module, "time", _Clock(10.0, 10.2))
+    assert bot.decide(REQUEST, 10.25) == 4
+    assert seen == [pytest.approx(10.45)]

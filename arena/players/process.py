@@ -437,6 +437,18 @@ class ProcessTransport:
         return f"{what}: {ended}"
 
 
+def own_run_delay() -> float | None:
+    """How long the calling thread (arena's) has waited, ready to run, for a CPU so far
+    (its schedstat's second field); None where it cannot be read. While arena waits for
+    an answer it sleeps in poll, so this grows only when arena, woken by the answer or
+    for a look, waits for a CPU: the time it noticed the answer late."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as stat:
+            return int(stat.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 class _Watch:
     """One slow answer's clock: when to look again, and whether it is over its limit.
 
@@ -453,6 +465,8 @@ class _Watch:
         self.cpu_at: float | None = cpu()
         self.head = time.monotonic() - began
         self.delay_at: float | None = delay() if self.cpu_at is not None else None
+        #: Arena's own thread's run delay then (None: not counted).
+        self.late_at: float | None = own_run_delay() if self.cpu_at is not None else None
         #: The CPU clock at the last look (`spent`).
         self.cpu_now = self.cpu_at
         #: The most wall time an answer may take, whatever its CPU: WALL_FACTOR x the limit
@@ -476,7 +490,11 @@ class _Watch:
         delay = self._delay() if self.delay_at is not None else None
         waited = 0.0 if delay is None or self.delay_at is None else max(0.0, delay - self.delay_at)
         head = self.head
-        return Spent(wall, max(0.0, now - self.cpu_at), min(waited, wall - head), head)
+        waited = min(waited, wall - head)
+        own = own_run_delay() if self.late_at is not None else None
+        late = 0.0 if own is None or self.late_at is None else max(0.0, own - self.late_at)
+        late = min(late, wall - head - waited)
+        return Spent(wall, max(0.0, now - self.cpu_at), waited, head, late)
 
     def over(self) -> bool:
         """Look at the clock: True when the answer has used its limit, else when to look next."""

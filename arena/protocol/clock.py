@@ -13,7 +13,9 @@ moment it has it), or a third of the answer's wall time if that is more
 waited for a CPU (the kernel's run delay). The CPU part means that a bot is charged for
 its own work only: other processes loading the machine slow its wall clock, not its
 charge; the run delay is left out of the wall part for the same reason, so that a bot
-starved of CPU by the machine is charged its CPU alone. The wall part means that a bot
+starved of CPU by the machine is charged its CPU alone, and so is the time arena's own
+thread, starved likewise, waited for a CPU before it read the answer (`Spent.late`); the
+limit counts from the request's write (`Session.decide`). The wall part means that a bot
 that sleeps or blocks still cannot stall a match: it is charged a third of the time it
 sleeps, so it loses on time at the latest after three times its limit.
 Arena reads no clock before it has waited a millisecond (`HEAD_S`): that first
@@ -161,6 +163,9 @@ class Spent:
     #: full (arena reads no clock for an answer that comes at once); `cpu` and `waited`
     #: count from then.
     head: float = 0.0
+    #: Seconds after the first reading that arena's own thread was ready to run but
+    #: waited for a CPU (it noticed the answer late): no part of the bot's wall time.
+    late: float = 0.0
 
     @property
     def charged(self) -> float:
@@ -169,13 +174,15 @@ class Spent:
         head = self.head
         if head:
             head = min(head, HEAD_S) + max(0.0, head - HEAD_S) / WALL_FACTOR
-        return head + charge(self.wall - self.head, self.cpu, self.waited)
+        return head + charge(self.wall - self.head, self.cpu, self.waited + self.late)
 
     def describe(self) -> str:
         """For a timeout's detail: ``charged 1020 ms (CPU 1010 ms, wall 1050 ms)``."""
         if self.cpu is None:
             return f"charged {self.wall * 1000:.0f} ms of wall time (no CPU accounting)"
         waited = f", {self.waited * 1000:.0f} ms of it waiting for a CPU" if self.waited else ""
+        if self.late:
+            waited += f", arena {self.late * 1000:.0f} ms late to read it"
         if self.head:
             waited += f", the first {self.head * 1000:.1f} ms in full"
         return (

@@ -19,6 +19,7 @@ budgets of `messages.debug_text`), and its JSON may hold lone surrogate escapes
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Generic, TypeVar
 
 from arena.protocol.errors import BotProtocolError
@@ -93,10 +94,13 @@ class Session(Generic[T]):
         This is the per-decision hot path: the request is written and its answer read in
         one call (`Transport.exchange`), which may read before it waits.
         """
+        # the limit is fixed now and counts from the write: arena's own work on the
+        # request (or its own wait for a CPU meanwhile) is not the bot's time
+        limit = deadline - time.monotonic()
         data = self.last_sent = encode(message)
         if self._debug:
             LOG.debug("%s << %s", self.name, text_of(data[:-1]))
-        line = self.transport.exchange(data, deadline)
+        line = self.transport.exchange(data, time.monotonic() + limit)
         if self._debug:
             LOG.debug("%s >> %s", self.name, text_of(line))
         reply = message_in(line)
