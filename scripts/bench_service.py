@@ -18,18 +18,29 @@ latency measures the machine, CPU time the service.
     .venv/bin/python scripts/bench_service.py
     .venv/bin/python scripts/bench_service.py --postgres "$ARENA_TEST_POSTGRES"
     .venv/bin/python scripts/bench_service.py --pages   # the web pages, and their sizes
+    .venv/bin/python scripts/bench_service.py --submissions 20   # submissions per minute
+
+--submissions N: N submissions of the Python starter kit (bots/starters/python, each
+under its own name with a line of its own, so each is a new bot), sent at once over
+HTTP by N // 20 + 1 accounts (an account may submit 20 times in 10 minutes), each then
+followed until it is registered or refused; timed from the first upload to the last
+answer: submissions per minute end to end (unpacking, the sandboxed submission check,
+storing), and each one's time from upload to answer. No matches are recorded meanwhile.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import multiprocessing
 import os
 import random
+import re
 import statistics
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import uuid
@@ -74,6 +85,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         " the service's saturation; 1: spectators who each reload once a second)",
     )
     parser.add_argument(
+        "--submissions",
+        type=int,
+        default=0,
+        help="measure N submissions end to end instead of readers",
+    )
+    parser.add_argument(
         "--pages",
         action="store_true",
         help="read the web pages (home, a leaderboard, a bot's page) instead of the JSON API,"
@@ -86,6 +103,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         parser.error(f"--clients takes counts such as 1,10,100, not {args.clients!r}")
     if args.bots < 2 or args.seconds <= 0 or not all(c >= 1 for c in args.counts):
         parser.error("--bots >= 2, --seconds > 0 and every client count >= 1")
+    if args.submissions < 0:
+        parser.error("--submissions must not be negative")
     if args.record_rate < 0 or args.pace < 0:
         parser.error("--record-rate and --pace must not be negative")
     return args
@@ -238,8 +257,89 @@ def fresh_postgres(server: str) -> Iterator[str]:
         admin.dispose()
 
 
+def kit_archive(number: int) -> bytes:
+    """The Python starter kit as a .tar.gz, named `kit-NUMBER`, with a line of its own."""
+    kit = Path(__file__).resolve().parents[1] / "bots" / "starters" / "python"
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for path in sorted(kit.iterdir()):
+            if not path.is_file():
+                continue
+            data = path.read_bytes()
+            if path.name == "bot.toml":
+                data = re.sub(rb'^name = ".*"$', b'name = "kit-%d"' % number, data, flags=re.M)
+            elif path.name == "bot.py":
+                data += b"\n# submission %d\n" % number
+            entry = tarfile.TarInfo(path.name)
+            entry.size, entry.mode = len(data), 0o644
+            archive.addfile(entry, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+async def submit_all(url: str, tokens: list[str], count: int) -> tuple[float, list[float], int]:
+    """`count` submissions at once; (seconds in all, each one's seconds, how many registered)."""
+    async with httpx.AsyncClient(base_url=url, timeout=120) as client:
+        began = time.monotonic()
+
+        async def one(number: int) -> tuple[float, bool]:
+            headers = {"Authorization": f"Bearer {tokens[number // 20]}"}
+            sent = time.monotonic()
+            answer = await client.post(
+                "/api/bots", files={"archive": ("kit.tar.gz", kit_archive(number))}, headers=headers
+            )
+            answer.raise_for_status()
+            job = answer.json()
+            while not job["done"]:
+                polled = await client.get(
+                    f"/api/submissions/{job['submission']}?wait=30", headers=headers
+                )
+                job = polled.json()
+            return time.monotonic() - sent, job["state"] == "registered"
+
+        found = await asyncio.gather(*(one(n) for n in range(count)))
+        return time.monotonic() - began, [t for t, _ok in found], sum(ok for _t, ok in found)
+
+
+def submissions(args: argparse.Namespace, home: Path, url: str) -> None:
+    """Serve an empty store and time `args.submissions` submissions end to end."""
+    store = Store(url)
+    tokens = [store.add_account(f"author-{k}") for k in range(args.submissions // 20 + 1)]
+    store.close()
+    env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DB": url}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", "0"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None
+        served = server.stderr.readline().split(" on ")[1].split(" ")[0]
+        cpu = cpu_seconds(server.pid)
+        took, each, registered = asyncio.run(submit_all(served, tokens, args.submissions))
+        cpu = cpu_seconds(server.pid) - cpu
+        print(
+            f"{url.split(':', 1)[0]}, {args.submissions} submissions of the Python starter kit"
+            f" at once, {len(tokens)} accounts: {registered} registered in {took:.1f} s,"
+            f" {args.submissions / took * 60:.1f} submissions/min; upload to answer p50"
+            f" {statistics.median(each):.1f} s, max {max(each):.1f} s; the server's own CPU"
+            f" {cpu / args.submissions:.2f} s a submission (its checks' sandboxes not counted)"
+        )
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.submissions:
+        home = Path(tempfile.mkdtemp(prefix="bench-service-"))
+        if args.postgres:
+            with fresh_postgres(args.postgres) as url:
+                submissions(args, home, url)
+        else:
+            submissions(args, home, f"sqlite:///{home / 'arena.db'}")
+        return
     home = Path(tempfile.mkdtemp(prefix="bench-service-"))
     if args.postgres:
         with fresh_postgres(args.postgres) as url:
