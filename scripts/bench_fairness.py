@@ -55,10 +55,10 @@ charged (`charged_ms`), p50 / p99 / max, then each run's wall time, the CPU time
 whole machine and the hog spent meanwhile, and the load average when the run began; and
 whether cpu charging reached `--decisions`.
 
-Beside the same hog, after the rounds (`--rounds 0` runs only these): `--demo N` runs
-`arena demo` N times, each in a fresh ARENA_HOME, and `--bank CONTROL` plays a
-tournament of bots/ismcts against each game's heuristic under that bank (`--bank-deals`
-deals, both seat orders, 2 workers). Printed per run, from its store: exit code, wall
+Beside the same hog, after the rounds (`--rounds 0` runs only these): `--bank CONTROL`
+plays a tournament of bots/ismcts against each game's heuristic under that bank
+(`--bank-deals` deals, both seat orders, 2 workers), then `--demo N` runs `arena demo`
+N times, each in a fresh ARENA_HOME. Printed per run, from its store: exit code, wall
 time, forfeits of every seat by bot with each forfeit's status and detail, void
 matches, and under a bank the least bank ISMCTS had left after an answer and the most
 of its bank one answer was charged.
@@ -513,10 +513,10 @@ def main_hog(args: argparse.Namespace) -> None:
                 )
         if args.rounds:
             print_hog_table(figures, args.decisions)
-        if args.demo:
-            demos(args.demo, hog)
         if args.bank:
             bank_runs(args.bank, args.bank_deals, hog)
+        if args.demo:
+            demos(args.demo, hog)
     finally:
         hog.stop()
         signal.signal(signal.SIGTERM, previous)
