@@ -146,7 +146,7 @@ def test_a_passing_bot_exits_0_with_a_json_report(tmp_path: Path) -> None:
     assert game["matches"] == 26 and game["variant"] == {"rounds": 10, "pro": True}
     assert game["forfeit"] is None and game["decisions"] > 0
     for key in ("decision_p50_ms", "decision_p99_ms", "decision_max_ms", "startup_ms"):
-        assert 0 <= game[key] < 10_000, key
+        assert isinstance(game[key], int | float) and game[key] >= 0, key  # no timing asserted
     assert not (tmp_path / "home").exists()  # a check stores nothing
 
 

@@ -408,8 +408,18 @@ def test_in_a_folder_bound_from_the_host_the_second_rotation_learns_the_first_on
     tmp_path: Path, whole_system: None
 ) -> None:
     """The attack is real: where the view's folders are the host's (ext4 or overlay), the
-    first rotation's lookups carry its hand to the second rotation's process."""
-    results = play_one_deal(tmp_path, 1, dentry_deal(tmp_path))
-    found = learned(results, "dentry_memory", "dentry")
-    assert found, said(results, "dentry_memory")
-    assert all(cards == hand for cards, hand in found), found
+    first rotation's lookups carry its hand to the second rotation's process.
+
+    A timing channel on a machine loaded by others may garble a deal (the suite saw one
+    at load 12): the control holds when one of three deals carries the exact hand, which
+    a channel without information does not do by chance."""
+    tries = []
+    for attempt in range(3):
+        where = tmp_path / str(attempt)
+        where.mkdir()
+        results = play_one_deal(where, 1, dentry_deal(where))
+        found = learned(results, "dentry_memory", "dentry")
+        tries.append(found)
+        if found and all(cards == hand for cards, hand in found):
+            return
+    pytest.fail(f"no deal of three carried the hand: {tries}")
