@@ -300,11 +300,8 @@ async def submit_all(url: str, tokens: list[str], count: int) -> tuple[float, li
         return time.monotonic() - began, [t for t, _ok in found], sum(ok for _t, ok in found)
 
 
-def submissions(args: argparse.Namespace, home: Path, url: str) -> None:
-    """Serve an empty store and time `args.submissions` submissions end to end."""
-    store = Store(url)
-    tokens = [store.add_account(f"author-{k}") for k in range(args.submissions // 20 + 1)]
-    store.close()
+def serve(home: Path, url: str) -> tuple[subprocess.Popen[str], str]:
+    """`arena serve` on a free loopback port over the store at `url`; it and its URL."""
     env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DB": url}
     server = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", "--port", "0"],
@@ -312,9 +309,17 @@ def submissions(args: argparse.Namespace, home: Path, url: str) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert server.stderr is not None
+    return server, server.stderr.readline().split(" on ")[1].split(" ")[0]
+
+
+def submissions(args: argparse.Namespace, home: Path, url: str) -> None:
+    """Serve an empty store and time `args.submissions` submissions end to end."""
+    store = Store(url)
+    tokens = [store.add_account(f"author-{k}") for k in range(args.submissions // 20 + 1)]
+    store.close()
+    server, served = serve(home, url)
     try:
-        assert server.stderr is not None
-        served = server.stderr.readline().split(" on ")[1].split(" ")[0]
         cpu = cpu_seconds(server.pid)
         took, each, registered = asyncio.run(submit_all(served, tokens, args.submissions))
         cpu = cpu_seconds(server.pid) - cpu
@@ -352,17 +357,8 @@ def run(args: argparse.Namespace, home: Path, url: str) -> None:
     """Build the database at `url`, serve it, and measure every client count."""
     # enough matches for the fastest recorder to never run out in the run
     _versions, tid = build(url, args.bots, 2000 * int(args.seconds) * len(args.counts) + 1000)
-    env = {**os.environ, "ARENA_HOME": str(home), "ARENA_DB": url}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "arena", "serve", "--port", "0"],
-        env=env,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    server, served = serve(home, url)
     try:
-        assert server.stderr is not None
-        line = server.stderr.readline()
-        served = line.split(" on ")[1].split(" ")[0]
         backend = url.split(":", 1)[0]
         what = "web pages" if args.pages else "JSON API"
         print(f"{backend}, {what}, {args.bots} bots, {args.seconds:g} s per count, server {served}")
