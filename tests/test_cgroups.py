@@ -319,3 +319,27 @@ def _start_time(pid: int, dead: tuple[str, ...] = ()) -> str:
     except OSError:
         return ""
     return "" if fields[0] in dead else fields[19]
+
+
+@pytest.mark.skipif(not active("cpuacct"), reason="no cpuacct cgroup here")
+def test_two_lookups_of_the_controllers_at_once_both_find_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A probe made while another probe of the same controller is in progress (two
+    threads of one process looking the controllers up at once) succeeds: with a name per
+    process and controller, the second one failed with EEXIST, and the process then
+    charged every answer wall time (bench_fairness --hog: a polite timeout)."""
+    (cpuacct,) = [c for c in cgroup.controllers() if c.name == "cpuacct"]
+    assert cpuacct.path is not None
+    real, inner = cgroup._settings, []
+
+    def overlapping(name: str, version: int, limits: Limits) -> list[tuple[str, str, bool]]:
+        if not inner:  # the other thread's probe, made while this one's child exists
+            inner.append("running")
+            inner[0] = cgroup._probe(name, cpuacct.path, version)
+        return real(name, version, limits)
+
+    monkeypatch.setattr(cgroup, "_settings", overlapping)
+    assert cgroup._probe("cpuacct", cpuacct.path, cpuacct.version) is None
+    assert inner == [None]
+    assert not list(cpuacct.path.glob(f"arena-{os.getpid()}-*-probe-*")), "a probe was left"

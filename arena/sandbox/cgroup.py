@@ -125,8 +125,15 @@ def locate(name: str, mounts: list[Mount], own: dict[str, str]) -> tuple[Path, i
 
 
 def _probe(name: str, path: Path, version: int) -> str | None:
-    """Make a child, set the default limits, remove it: None when that works, else why not."""
-    probe = path / f"arena-probe-{os.getpid()}-{name}"
+    """Make a child, set the default limits, remove it: None when that works, else why not.
+
+    The child's name is this call's own: two threads of a process may look the
+    controllers up at once (the first seats of a pool start together), and a name
+    shared between their probes made one of them fail with EEXIST, which turned CPU
+    accounting off for that process's whole life. It starts as a bot cgroup's does, so
+    one left by a killed process is swept like any other (`_sweep`).
+    """
+    probe = path / f"arena-{os.getpid()}-{next(_COUNTER)}-probe-{name}"
     try:
         probe.mkdir()
         for file, value, required in _settings(name, version, Limits()):
