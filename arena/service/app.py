@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException
 import arena
 from arena import ArenaError
 from arena.controls import visible
+from arena.service import views
 from arena.service.errors import TooMany, status_of
 from arena.service.guards import BodyLimit, RateLimit
 from arena.service.jobs import Jobs
@@ -65,6 +66,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
+        views.KEPT.settle()  # no page is read again from a store being let go
         if on_stop is not None:
             on_stop()
         app.state.jobs.close()

@@ -8,14 +8,13 @@ import shutil
 import time
 from typing import Annotated, Any
 
-import orjson
 from fastapi import APIRouter, Body, Depends, File, Form, Query, Request, UploadFile
 from fastapi.responses import JSONResponse, Response
 
 from arena.games import all_games
 from arena.results import reports
 from arena.service import views
-from arena.service.auth import Viewer, viewer
+from arena.service.auth import Viewer, quick_viewer, viewer
 from arena.service.errors import Forbidden, NotFound
 from arena.service.guards import RateLimit
 from arena.service.jobs import Jobs
@@ -25,14 +24,19 @@ from arena.submissions.removal import remove_bot
 
 router = APIRouter(prefix="/api")
 Seen = Annotated[Viewer, Depends(viewer)]
+#: The viewer of the busiest reads, on the event loop (their pages are kept in memory).
+QuickSeen = Annotated[Viewer, Depends(quick_viewer)]
 #: How often a waiting request looks at its job (seconds).
 WAIT_STEP = 0.1
 
 
-def _json(data: Any) -> Response:
-    """`data` as JSON, serialised once by orjson (the busiest pages skip FastAPI's
-    validation of what they return: their rows are the reports' own)."""
-    return Response(orjson.dumps(data), media_type="application/json")
+def _kept(request: Request, answer: views.Answer) -> Response:
+    """A page kept in memory (arena.service.views): its JSON, or 304 when the client
+    already holds it (If-None-Match: its ETag)."""
+    headers = {"ETag": answer.etag, "Cache-Control": "no-cache"}
+    if answer.etag in request.headers.get("if-none-match", "").split(", "):
+        return Response(status_code=304, headers=headers)
+    return Response(answer.body, media_type="application/json", headers=headers)
 
 
 def _store(request: Request) -> Store:
@@ -65,14 +69,16 @@ def games() -> list[dict[str, Any]]:
 
 
 @router.get("/leaderboard/{game}", summary="A game's all-time board (arena leaderboard GAME)")
-def leaderboard(
+async def leaderboard(
     request: Request,
     game: str,
-    seen: Seen,
+    seen: QuickSeen,
     latest: bool = False,
     rules_version: Annotated[int | None, Query(ge=1)] = None,
 ) -> Response:
-    return _json(views.board(_store(request), game, latest, rules_version))
+    """At most half a second old while it is read often (arena.service.views), with an
+    ETag: a client that sends it back in If-None-Match is answered 304."""
+    return _kept(request, await views.aboard_answer(_store(request), game, latest, rules_version))
 
 
 @router.get("/bots", summary="Every registered bot (arena bot list)")
@@ -81,8 +87,9 @@ def bots(request: Request, seen: Seen) -> list[dict[str, Any]]:
 
 
 @router.get("/bots/{name}", summary="A bot's page (arena bot show NAME)")
-def bot(request: Request, name: str, seen: Seen) -> Response:
-    return _json(views.bot(_store(request), seen, name))
+async def bot(request: Request, name: str, seen: QuickSeen) -> Response:
+    """At most a second old while it is read often, with an ETag (as the board)."""
+    return _kept(request, await views.abot_answer(_store(request), seen, name))
 
 
 @router.get("/bots/{name}/versions", summary="A bot's versions")

@@ -9,96 +9,149 @@ so `arena remote` renders them with the same tables.
 
 from __future__ import annotations
 
-import copy
-import threading
-import time
+import hashlib
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from arena.games import load_game
 from arena.results import reports
 from arena.service.auth import Viewer
 from arena.service.errors import NotFound
-from arena.store import Store
+from arena.service.kept import Kept
+from arena.store import LeaderRow, Store
 
 #: The keys of a forfeit row and of a seat that only its owner and organisers see.
 PRIVATE_KEYS = ("detail", "stderr_tail", "stderr", "debug")
-#: Seconds a board or a bot's page is served from memory before it is read again: a
-#: hundred readers then cost the database one read a second, not a hundred (a page is
-#: at most this old; what a viewer may see of it is decided on every request).
-FRESH = 1.0
+#: Seconds a board is served from memory before it is read again (when something was
+#: recorded since: its stamp); a bot's page and the home page's lists, kept.FRESH.
+BOARD_FRESH = 0.5
+#: What the pages hold (arena.service.kept), for every store the process serves.
+KEPT = Kept()
 
 
-class _Recent:
-    """What was read less than FRESH seconds ago, by key (a miss, None, is not kept).
+@dataclass(frozen=True)
+class Answer:
+    """A page as the JSON API sends it: its rows, their JSON, and the JSON's ETag."""
 
-    While one request reads a key again, the others are served what was read before
-    (a little older than FRESH) instead of all reading it at once: a read that takes
-    longer than FRESH (a game's whole head-to-head table) is then made by one request
-    at a time, not by every reader of the page."""
+    rows: Any
+    body: bytes
+    etag: str
 
-    def __init__(self) -> None:
-        self._found: dict[Hashable, tuple[float, Any]] = {}
-        self._reading: set[Hashable] = set()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable, read: Callable[[], Any]) -> Any:
-        now = time.monotonic()
-        with self._lock:
-            kept = self._found.get(key)
-            busy = key in self._reading
-            if kept is None or (now - kept[0] >= FRESH and not busy):
-                self._reading.add(key)
-                kept_now = None
-            else:
-                kept_now = kept
-        if kept_now is not None:
-            return copy.deepcopy(kept_now[1])  # the caller may filter it: the kept one stays whole
-        try:
-            value = read()
-        finally:
-            with self._lock:
-                self._reading.discard(key)
-        if value is not None:
-            with self._lock:
-                if len(self._found) > 10_000:  # names asked for at random: start again
-                    self._found.clear()
-                self._found[key] = (now, value)
-        return copy.deepcopy(value)
+    @classmethod
+    def of(cls, rows: Any) -> Answer:
+        body = orjson.dumps(rows)
+        return cls(rows, body, '"' + hashlib.blake2b(body, digest_size=12).hexdigest() + '"')
 
 
-_RECENT = _Recent()
+@dataclass(frozen=True)
+class Board:
+    """A board as served, and the store's state it was read from (`board_stamp`)."""
+
+    stamp: tuple[list[LeaderRow], frozenset[int]]
+    answer: Answer
+
+
+@dataclass(frozen=True)
+class BotPage:
+    """A bot's page whole (its owner's and the organisers') and without its private parts."""
+
+    owner: str | None
+    whole: Answer
+    public: Answer
+
+    def shown(self, viewer: Viewer) -> Answer:
+        return self.whole if viewer.sees(self.owner) else self.public
 
 
 def _public(row: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k not in PRIVATE_KEYS}
 
 
-def board(store: Store, game: str, latest: bool, rules: int | None) -> list[dict[str, Any]]:
-    """A game's all-time board, as `arena leaderboard GAME --json` prints it."""
-    load_game(game)  # an unknown game: its one-line error
+def board_stamp(store: Store, game: str, rules: int) -> tuple[list[LeaderRow], frozenset[int]]:
+    """What a board is computed from that changes: its rating rows (their counters grow
+    with every rated seat, so the pools cannot change without them) and the retired
+    versions. Two small reads, against the board's read of every rated seat's pool."""
+    return store.leaderboard(game, rules), frozenset(store.retired_versions())
 
-    def read() -> list[dict[str, Any]]:
+
+def _board_read(store: Store, game: str, latest: bool, rules: int | None) -> Callable[[Any], Any]:
+    current = rules or load_game(game).spec.version
+
+    def read(kept: Board | None) -> Board:
+        stamp = board_stamp(store, game, current)  # read first: a record after it is seen next
+        if kept is not None and kept.stamp == stamp:
+            return kept
         rows = reports.leaderboard(store, game, None, rules, latest=latest)
-        return reports.mark_retired(store, rows)
+        return Board(stamp, Answer.of(reports.mark_retired(store, rows)))
 
-    found: list[dict[str, Any]] = _RECENT.get(("board", store.url, game, latest, rules), read)
-    return found
+    return read
+
+
+def _board_key(store: Store, game: str, latest: bool, rules: int | None) -> Hashable:
+    load_game(game)  # an unknown game: its one-line error
+    return ("board", store.url, game, latest, rules)
+
+
+def board(store: Store, game: str, latest: bool, rules: int | None) -> list[dict[str, Any]]:
+    """A game's all-time board, as `arena leaderboard GAME --json` prints it (at most
+    BOARD_FRESH seconds old while it is read often; the rows are shared: not to change)."""
+    return board_answer(store, game, latest, rules).rows  # type: ignore[no-any-return]
+
+
+def board_answer(store: Store, game: str, latest: bool, rules: int | None) -> Answer:
+    """`board` with its JSON and ETag."""
+    key = _board_key(store, game, latest, rules)
+    found: Board = KEPT.get(key, _board_read(store, game, latest, rules), BOARD_FRESH)
+    return found.answer
+
+
+async def aboard_answer(store: Store, game: str, latest: bool, rules: int | None) -> Answer:
+    """`board_answer` for the event loop."""
+    key = _board_key(store, game, latest, rules)
+    found: Board = await KEPT.aget(key, _board_read(store, game, latest, rules), BOARD_FRESH)
+    return found.answer
+
+
+def _bot_read(store: Store, name: str) -> Callable[[Any], Any]:
+    def read(_kept: BotPage | None) -> BotPage | None:
+        details = reports.bot_details(store, name)
+        if details is None:
+            return None
+        public = {
+            **details,
+            "recent_forfeits": [_public(r) for r in details["recent_forfeits"]],
+            "suspensions": [
+                {**s, "forfeits": [_public(r) for r in s["forfeits"]]}
+                for s in details["suspensions"]
+            ],
+        }
+        return BotPage(details["owner"], Answer.of(details), Answer.of(public))
+
+    return read
+
+
+def bot_answer(store: Store, viewer: Viewer, name: str) -> Answer:
+    """A bot's page (`arena bot show NAME --json`), private parts for its owner only."""
+    found: BotPage | None = KEPT.get(("bot", store.url, name), _bot_read(store, name))
+    if found is None:
+        raise NotFound(f"no bot called {name!r}")
+    return found.shown(viewer)
+
+
+async def abot_answer(store: Store, viewer: Viewer, name: str) -> Answer:
+    """`bot_answer` for the event loop."""
+    found: BotPage | None = await KEPT.aget(("bot", store.url, name), _bot_read(store, name))
+    if found is None:
+        raise NotFound(f"no bot called {name!r}")
+    return found.shown(viewer)
 
 
 def bot(store: Store, viewer: Viewer, name: str) -> dict[str, Any]:
-    """A bot's page (`arena bot show NAME --json`), private parts for its owner only."""
-    details: dict[str, Any] | None = _RECENT.get(
-        ("bot", store.url, name), lambda: reports.bot_details(store, name)
-    )
-    if details is None:
-        raise NotFound(f"no bot called {name!r}")
-    if viewer.sees(details["owner"]):
-        return details
-    details["recent_forfeits"] = [_public(r) for r in details["recent_forfeits"]]
-    for suspension in details["suspensions"]:
-        suspension["forfeits"] = [_public(r) for r in suspension["forfeits"]]
-    return details
+    """`bot_answer`'s rows (shared: not to change)."""
+    return bot_answer(store, viewer, name).rows  # type: ignore[no-any-return]
 
 
 def matches(store: Store, viewer: Viewer, name: str, limit: int) -> list[dict[str, Any]]:
@@ -188,6 +241,7 @@ def replay(store: Store, viewer: Viewer, match_id: int) -> dict[str, Any]:
 
 
 def recent(store: Store, key: Hashable, read: Callable[[], Any]) -> Any:
-    """`read()`, served from memory for FRESH seconds under (`key`, the store): what a
-    page computes from many rows (a game's head-to-head table, the home page's lists)."""
-    return _RECENT.get((key, store.url), read)
+    """`read()`, served from memory (arena.service.kept) under (`key`, the store): what
+    a page computes from many rows (a game's head-to-head table, the home page's lists).
+    Shared: not to change."""
+    return KEPT.get((key, store.url), lambda _kept: read())
