@@ -96,8 +96,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         origin + path, wait_until="networkidle" if "live" not in name else "load"
                     )
                     if name == "match-live":
-                        tab.wait_for_function(
-                            "() => window.arenaLive && window.arenaLive.frames.length >= 30"
+                        tab.wait_for_function("() => window.frames.length === 1")
+                        tab.frames[1].wait_for_function(
+                            "() => window.arenaViewer && window.arenaViewer.count >= 30"
                         )
                     shot = args.folder / f"{name}-{width}.png"
                     tab.screenshot(path=str(shot), full_page=True)

@@ -25,7 +25,7 @@ from tests.service_fixtures import serve
 
 #: How long a test waits for what it needs (a missing event fails it, never hangs it).
 DEADLINE = 120.0
-SPECTATOR_KEYS = {"kind", "seat", "bot", "text", "scores", "to_move", "forfeited", "over"}
+SPECTATOR_KEYS = {"kind", "seat", "bot", "text", "scores", "to_move", "forfeited", "over", "view"}
 
 
 class HeldStore(Store):
@@ -123,6 +123,12 @@ def test_a_ladder_match_is_streamed_move_by_move_before_it_is_recorded(
     for frame, seat_hands in zip(frames, hands(replay), strict=True):
         assert set(frame) == SPECTATOR_KEYS
         shown = orjson.dumps(frame)
-        assert b"hand" not in shown
+        assert "hand" not in frame["view"]["game"] and frame["view"]["seat"] is None
         assert not [h for h in seat_hands if h in shown], (frame, seat_hands)
+    for frame, (_event, game) in zip(frames, replays.walk(replay), strict=True):
+        hidden = {c for s in range(game.players) for cs in game.hidden(s).values() for c in cs}
+        view = frame["view"]["game"]  # the table drawn: the row, the plus and minus piles
+        shown_cards = {*view["row"], *(c for cs in view["plus"] + view["minus_seen"] for c in cs)}
+        assert not shown_cards & hidden, frame
+        assert view["hand_sizes"] == game.observation(0)["game"]["hand_sizes"]
     assert {f["text"] for f in frames if f["kind"] == "chance"} == {"chance"}

@@ -514,8 +514,15 @@ def test_a_live_match_streams_every_event_as_a_spectator_sees_it(tmp_path: Path)
         playing
     )
     page = client.get(f"/matches/{unplayed.id}")
-    assert 'id="live"' in page.text and "/static/live.js" in page.text
-    assert "connect-src 'self'" in page.headers["content-security-policy"]
+    assert 'id="live"' in page.text
+    assert f'<iframe src="/matches/{unplayed.id}/watch"' in page.text
+    watching = client.get(f"/matches/{unplayed.id}/watch")  # the viewer, as a spectator
+    assert watching.status_code == 200
+    assert "connect-src 'self'" in watching.headers["content-security-policy"]
+    data = orjson.loads(watching.text.split('id="replay-data">')[1].split("</script>")[0])
+    assert data["frames"] == [] and data["live"]["stream"] == f"/matches/{unplayed.id}/live"
+    assert visible(HOSTILE) + " v1" in [s["bot"] for s in data["meta"]["seats"]]
+    assert "<b>x</b>" not in watching.text
     for event in replay["events"]:
         live.event(unplayed.id, event)
     live.end(unplayed.id)
@@ -526,7 +533,7 @@ def test_a_live_match_streams_every_event_as_a_spectator_sees_it(tmp_path: Path)
     assert [i for kind, i, _ in streamed if kind == "frame"] == list(range(len(frames)))
     decisions = [e for e in replay["events"] if "decision" in e]
     assert len([f for f in frames if f["kind"] == "decision"]) == len(decisions)
-    for frame in frames:  # a spectator's: no view, no secret, no debug, no decision value
+    for frame in frames:  # a spectator's: no seat's view, no secret, no debug, no decision
         assert set(frame) == {
             "kind",
             "seat",
@@ -536,7 +543,9 @@ def test_a_live_match_streams_every_event_as_a_spectator_sees_it(tmp_path: Path)
             "to_move",
             "forfeited",
             "over",
+            "view",
         }
+        assert frame["view"]["seat"] is None and "hand" not in frame["view"]["game"]
     assert {f["text"] for f in frames if f["kind"] == "chance"} == {"chance"}
     assert BOB_DEBUG not in str(frames) and BOB_DETAIL not in str(frames)
     assert frames[-1]["over"] and frames[-1]["bot"] == "bobs v1"

@@ -189,12 +189,56 @@ def test_the_plots_points_are_the_stored_ratings(
         visit.close()
 
 
+def _public_table(replay: dict[str, Any]) -> list[dict[str, Any]]:
+    """After each event of a Take That replay: the cards some seat cannot see (hands,
+    the draw pile, unseen minus cards: every seat's `hidden`), each hand's size, the row."""
+    from arena.match import replay as replays
+
+    tables = []
+    for _event, game in replays.walk(replay):
+        hidden = {
+            card
+            for seat in range(game.players)
+            for cards in game.hidden(seat).values()
+            for card in cards
+        }
+        view = game.observation(0)["game"]
+        tables.append(
+            {"hidden": hidden, "sizes": view["hand_sizes"], "row": view["row"], "fields": set(view)}
+        )
+    return tables
+
+
+#: What a spectator's table shows: every card's value (data-card), and per seat its
+#: hand as drawn (backs and faces).
+DRAWN = """() => ({
+  cards: [...document.querySelectorAll("#table [data-card]")].map(c => Number(c.dataset.card)),
+  row: [...document.querySelectorAll("#table .row [data-card]")].map(c => Number(c.dataset.card)),
+  hands: [...document.querySelectorAll("#table .hand")].map(h => ({
+    seat: Number(h.dataset.seat),
+    backs: h.querySelectorAll(".card.back").length,
+    faces: h.querySelectorAll(".card:not(.back)").length,
+  })),
+  counter: document.getElementById("counter").textContent,
+})"""
+
+
+def _check_drawn(drawn: dict[str, Any], table: dict[str, Any]) -> None:
+    """The viewer's table at one event is the public one: no hidden card, backs only."""
+    assert not set(drawn["cards"]) & table["hidden"], drawn
+    assert drawn["row"] == table["row"]
+    assert [h["backs"] for h in drawn["hands"]] == table["sizes"]
+    assert [h["faces"] for h in drawn["hands"]] == [0] * len(table["sizes"])
+
+
 def test_a_live_match_page_receives_every_move(
     browser: Any, site: tuple[str, dict[str, Any]]
 ) -> None:
+    import orjson
+
     from arena.status import TournamentStatus
     from arena.store.models import Match
-    from tests.service_fixtures import BOB_DEBUG, replay_of
+    from tests.service_fixtures import BOB_DEBUG, BOB_DETAIL, replay_of
 
     origin, ids = site
     store: Store = ids["store"]
@@ -207,25 +251,43 @@ def test_a_live_match_page_receives_every_move(
     assert playing.id is not None
     store.set_tournament_status(tid, TournamentStatus.RUNNING)
     replay = replay_of(playing.id, ["alices v1", f"{HOSTILE} v1"])
+    tables = _public_table(replay)
     live.start(playing.id, {k: v for k, v in replay.items() if k not in ("events", "outcome")})
     visit = Visit(browser, origin, True)
     try:
         home = visit.open("/")
         assert home.locator("#now-playing .live").count() == 1
         tab = visit.open(f"/matches/{playing.id}")
-        tab.wait_for_function("() => window.arenaLive !== undefined")
+        assert [f.url for f in tab.frames[1:]] == [f"{origin}/matches/{playing.id}/watch"]
+        viewer = tab.frames[1]
+        viewer.wait_for_function("() => window.arenaViewer !== undefined")
+        assert "waiting" in viewer.inner_text("#counter")
         events = replay["events"]
         for n, event in enumerate(events, 1):  # published one by one as a match plays
             live.event(playing.id, event)
-            if n % 10 == 0 or n == len(events):
-                tab.wait_for_function(f"() => window.arenaLive.frames.length === {n}")
-        frames = tab.evaluate("window.arenaLive.frames")
-        assert len(frames) == len(events)
-        assert [f["seat"] for f in frames] == [e.get("seat", e.get("forfeit")) for e in events]
-        shown = tab.inner_text("#live-log")
-        assert "chance:" not in shown and BOB_DEBUG not in shown  # nothing hidden is sent
-        assert tab.locator("#live-log li").count() == len(events)
-        assert tab.evaluate("typeof window.pwned") == "undefined"
+            if n % 7 == 0 or n == len(events):  # the page follows: it draws the newest
+                viewer.wait_for_function(f"() => window.arenaViewer.count === {n}")
+                drawn = viewer.evaluate(DRAWN)
+                assert drawn["counter"] == f"event {n} / {n}"
+                _check_drawn(drawn, tables[n - 1])
+        received = viewer.evaluate("window.arenaViewer.received")
+        assert len(received) == len(events)
+        assert [f["seat"] for f in received] == [e.get("seat", e.get("forfeit")) for e in events]
+        sent = orjson.dumps(received).decode()
+        assert BOB_DEBUG not in sent and BOB_DETAIL not in sent
+        for frame, table in zip(received, tables, strict=True):  # nothing hidden was sent
+            view = frame["view"]["game"]
+            assert set(view) == table["fields"] - {"hand"}
+            cards = {*view["row"], *(c for cs in view["plus"] + view["minus_seen"] for c in cs)}
+            assert not cards & table["hidden"], frame
+        for index, table in enumerate(tables):  # every frame's table, drawn again
+            viewer.evaluate(f"window.arenaViewer.go({index})")
+            _check_drawn(viewer.evaluate(DRAWN), table)
+        assert viewer.locator("#log li").count() == len(events)
+        assert "chance:" not in viewer.inner_text("#log")  # a chance event is only "chance"
+        assert visible(HOSTILE) in viewer.inner_text("#scores")  # the name, as text
+        for frame in tab.frames:
+            assert frame.evaluate("typeof window.pwned") == "undefined"
         with tab.expect_navigation():
             live.end(playing.id)  # the page loads itself again: the match as stored
         assert tab.locator("#live").count() == 0

@@ -827,3 +827,107 @@ def test_a_version_3_replay_shows_each_seats_clock_and_its_debug_text_as_text(
     assert page.locator("#decision .debug").count() == 0
     page.select_option("#view", "1")
     assert page.locator("#decision .debug").count() == 1
+
+
+def test_a_spectator_sees_only_the_public_table_of_a_live_match(browser: Any) -> None:
+    """The live page (`viewer.build_live`, served here by the browser's own routes),
+    fed a match's spectator frames as server-sent events (arena.service.live): every
+    frame drawn, each hand as another seat sees it, no secret, nothing from elsewhere."""
+    from arena.service.live import spectator_frames
+
+    for game in CASES:  # one browser page per game, in one test: chromium starts once
+        replay = golden_replay(CASES[game], ["a", HOSTILE, "c", "d"][: _players(game)])
+        header = {k: v for k, v in replay.items() if k not in ("events", "outcome")}
+        frames = spectator_frames(header, replay["events"])
+        stream = "retry: 100000000\n\n" + "".join(
+            f"event: frame\nid: {i}\ndata: {json.dumps(f)}\n\n" for i, f in enumerate(frames)
+        )
+        origin = "http://arena.test"
+        pages = {
+            f"{origin}/watch": ("text/html", viewer.build_live(header, "/live", "/done")),
+            f"{origin}/live": ("text/event-stream", stream),
+        }
+        elsewhere: list[str] = []
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors: list[str] = []
+        tab.on("pageerror", lambda error, errors=errors: errors.append(f"pageerror: {error}"))
+        tab.route("**/*", _answering(pages, elsewhere))
+        tab.goto(f"{origin}/watch")
+        tab.wait_for_function(f"() => window.arenaViewer.count === {len(frames)}")
+        want = expected(replay)
+        players = replay["players"]
+        looks = tab.evaluate(LOOK, [None, list(range(len(frames)))])
+        assert tab.evaluate("window.arenaViewer.state().index") == len(frames) - 1
+        for look, truth in zip(looks, want, strict=True):
+            views = truth["views"]
+            assert look["secret"] == 0, f"{game}: a hidden card is shown at {look['index']}"
+            common = set.intersection(*(scalars(v) for v in views))
+            assert set(look["cards"]) <= common, f"{game}: not in every seat's view"
+            for other in range(players):  # every hand as another seat's view shows it
+                cards = look["hands"][str(other)]["cards"]
+                another = views[(other + 1) % players]
+                assert sorted(cards) == sorted(hand_cards(game, another, other) or []), (
+                    f"{game}: seat {other}'s hand at event {look['index']}"
+                )
+            if truth["seat"] is None:
+                assert look["decision"] == "chance"
+            else:
+                seat = (truth["seat"] + 1) % players
+                assert look["decision"].startswith(public_words(game, truth, seat))
+        assert tab.evaluate("typeof window.pwned") == "undefined"
+        assert controls.visible(HOSTILE) in tab.inner_text("#scores")
+        tab.close()
+        assert errors == [] and elsewhere == [], game
+
+
+def _answering(pages: dict[str, tuple[str, str]], elsewhere: list[str]) -> Any:
+    """A browser route that answers `pages` (url -> type, body) and refuses the rest."""
+
+    def answer(route: Any) -> None:
+        found = pages.get(route.request.url)
+        if found is None:
+            elsewhere.append(route.request.url)
+            route.abort()
+        else:
+            route.fulfill(status=200, content_type=found[0], body=found[1])
+
+    return answer
+
+
+def _players(game: str) -> int:
+    return int(json.loads((GOLDEN / f"{CASES[game]}.json").read_text())["players"])
+
+
+@pytest.mark.parametrize("game", list(CASES))
+def test_the_spectators_view_is_what_every_seat_sees_and_no_seats_own(game: str) -> None:
+    """Over random matches of every player count: the public view holds no field of the
+    viewing seat's own (`spectator.OWN`), and every other field is every seat's (none
+    falls to None because one seat saw it otherwise, but for those `REDACTED` names)."""
+    import random
+
+    from arena.viewer import spectator
+
+    spec = load_game(game).spec
+    redacted = set(spectator.REDACTED.get(game, {}))
+    changed: set[str] = set()
+    for players in range(spec.min_players, spec.max_players + 1):
+        match = load_game(game).new(players, players, {})
+        rng = random.Random(players)
+        while not match.is_over():
+            views = [match.observation(s) for s in range(players)]
+            public = spectator.public_view(game, views)
+            assert public["seat"] is None
+            assert not set(public["game"]) & spectator.OWN[game]
+            assert set(public["game"]) == set(views[0]["game"]) - spectator.OWN[game]
+            for key, value in public["game"].items():
+                if any(v["game"][key] != views[0]["game"][key] for v in views):
+                    assert key in redacted, key  # a field no seat alone may fill in
+                    assert value is None or value["card"] == "hidden"  # LEYLO's held card
+                    changed.add(key)
+                else:
+                    assert value == views[0]["game"][key]
+            for key in ("phase", "to_move", "scores", "players"):
+                assert public[key] == views[0][key]
+            match.apply_joint({s: rng.choice(match.legal(s)) for s in match.to_move()})
+    if game == "leylo":
+        assert "holding" in changed  # a card drawn from the pile: face down

@@ -11,7 +11,9 @@ coordinator records a match, when it is over, in one transaction).
 A match in play has secrets: hands, the draw pile, a card picked to exchange. A
 spectator is therefore never sent a frame of the replay viewer (whose views hold
 every seat's hand) but `spectator` frames: the event's kind and seat, the scores,
-the seats to move and those forfeited, and what the event says in the views of the
+the seats to move and those forfeited, the table as every seat may know it (`view`:
+arena.viewer.spectator, no card of a hand, no face-down card), which the live
+viewer page (`arena.viewer.build_live`) draws, and what the event says in the views of the
 seats that did not make it (arena.viewer.events: a decision as the other seats saw
 it, e.g. "a card" for Twirkle's exchange), or only "seat 2 decided" where those views
 differ; a chance event is only "chance", a forfeit names no detail, no debug text is
@@ -98,6 +100,12 @@ class Live:
         with self._lock:
             return match_id in self._matches
 
+    def header(self, match_id: int) -> dict[str, Any] | None:
+        """The header a watched match started with (None: a match nobody publishes)."""
+        with self._lock:
+            found = self._matches.get(match_id)
+            return None if found is None else dict(found.header)
+
     def frames_since(self, match_id: int, since: int) -> tuple[list[dict[str, Any]], bool] | None:
         """The spectator frames after the first `since`, and whether the match ended
         (None: a match nobody publishes). The frames are computed outside the lock: the
@@ -122,7 +130,7 @@ def spectator_frames(header: dict[str, Any], events: list[dict[str, Any]]) -> li
     replay = {**header, "events": list(events)}
     while True:
         try:
-            full = viewer.frames(replay)
+            full = viewer.frames(replay, public=True)
             break
         except ReplayError as error:
             if not replay["events"] or "middle of a joint decision" not in str(error):
@@ -152,4 +160,5 @@ def _spectator(frame: dict[str, Any], names: dict[int, str], players: int) -> di
         "to_move": frame["to_move"],
         "forfeited": frame["forfeited"],
         "over": frame["over"],
+        "view": frame["public"],
     }

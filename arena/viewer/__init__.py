@@ -35,7 +35,7 @@ import orjson
 from arena import controls
 from arena.errors import ReplayError
 from arena.games import Game, GameError, load_game
-from arena.viewer import events
+from arena.viewer import events, spectator
 
 if TYPE_CHECKING:  # the store is only passed in: building a page needs no database code
     from arena.store import Store
@@ -129,7 +129,7 @@ class _Clocks:
         return [dict(clock) for clock in self.seats]
 
 
-def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
+def frames(replay: dict[str, Any], public: bool = False) -> list[dict[str, Any]]:
     """One frame per replay event: the event and the table right after it.
 
     A frame holds `kind` (chance, decision, forfeit), `seat`, `text` (as the
@@ -141,6 +141,8 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
     view's common keys and its game's fields, `_view_delta`): seat 0's view and the
     secret against the frame before (the first frame holds them whole), every other
     seat's view against seat 0's of the same frame. viewer.js rebuilds the full views.
+    With `public`, a frame also holds `public`: the spectator's whole envelope
+    (arena.viewer.spectator), what every seat may know.
     """
     from arena.match import replay as replays
 
@@ -204,6 +206,8 @@ def frames(replay: dict[str, Any]) -> list[dict[str, Any]]:
             frame["views"] = [_view_delta(view0, now[0])]
             frame["views"] += [_view_delta(now[0], v) for v in now[1:]]
             frame["secret"] = _delta(secret, hidden)
+            if public:
+                frame["public"] = spectator.public_view(replay["game"], now)
             view0, secret = now[0], hidden
             before, secret_before = now, hidden
             frame["clocks"] = clocks.after(event)
@@ -234,6 +238,14 @@ def page_data(replay: dict[str, Any]) -> dict[str, Any]:
     The referee's own strings (card names, actions) have no character to escape, so
     only what came from a bot or a replay file changes.
     """
+    meta = _meta(replay)
+    shown = frames(replay)
+    meta["result"] = _result(replay, shown[-1] if shown else {}, meta["higher_score_wins"])
+    return dict(_shown({"meta": meta, "frames": shown}))
+
+
+def _meta(replay: dict[str, Any]) -> dict[str, Any]:
+    """What the page says of the match, from a replay or a match's header (no outcome)."""
     if replay["game"] not in GAMES:
         raise ReplayError(f"the viewer has no table for game {replay['game']!r}")
     spec = load_game(replay["game"]).spec
@@ -246,9 +258,8 @@ def page_data(replay: dict[str, Any]) -> dict[str, Any]:
     meta["score_label"] = GAMES[replay["game"]]
     meta["seats"] = [{"seat": s["seat"], "bot": s["bot"]} for s in replay["seats"]]
     meta["time_control"] = replay.get("time_control")  # None: a replay of before (version 2)
-    shown = frames(replay)
-    meta["result"] = _result(replay, shown[-1] if shown else {}, spec.higher_score_wins)
-    return dict(_shown({"meta": meta, "frames": shown}))
+    meta["result"] = []
+    return meta
 
 
 def _result(replay: dict[str, Any], last: dict[str, Any], higher_wins: bool) -> list[str]:
@@ -265,9 +276,24 @@ def _result(replay: dict[str, Any], last: dict[str, Any], higher_wins: bool) -> 
 
 def build(replay: dict[str, Any]) -> str:
     """The whole page for one replay (loaded and checked by arena.match.replay.load/parse)."""
-    data = page_data(replay)
+    return _page(page_data(replay))
+
+
+def build_live(header: dict[str, Any], stream: str, done: str) -> str:
+    """The page of a match in play, as a spectator sees it: no frame yet; viewer.js
+    follows the server-sent events at `stream` (each a spectator frame, as
+    arena.service.live makes them, its `view` the public table), and once the match
+    is over loads the page that framed it again, or `done` when none did."""
+    data = dict(_shown({"meta": _meta(header), "frames": []}))
+    return _page({**data, "live": {"stream": stream, "done": done}})
+
+
+def _page(data: dict[str, Any]) -> str:
     meta = data["meta"]
-    title = html.escape(f"{meta['title']} replay {meta['match'] or ''}", quote=True)
+    what = "live" if "live" in data else "replay"
+    title = html.escape(f"{meta['title']} {what} {meta['match'] or ''}", quote=True)
+    # a live page asks its own server for the moves, and nothing else
+    connect = " connect-src 'self';" if "live" in data else ""
     scripts = []
     for name in SCRIPTS:
         code = asset(name)
@@ -282,8 +308,8 @@ def build(replay: dict[str, Any]) -> str:
             '<meta charset="utf-8">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             # nothing may be fetched: the page is the whole replay
-            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-            "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
+            '<meta http-equiv="Content-Security-Policy" content="default-src \'none\';'
+            f"{connect} style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
             f"<title>{title}</title>",
             f"<style>\n{asset(STYLE)}\n</style>",
             "</head>",

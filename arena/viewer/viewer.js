@@ -2,13 +2,18 @@
 /* The replay viewer's page: reads the embedded replay data, rebuilds every frame's
    views, and draws the current frame with the game's layout. Controls: buttons,
    the arrow keys (Home/End for the ends), a slider over the whole match, and a
-   switch between the all-seeing view and one seat's own view. */
+   switch between the all-seeing view and one seat's own view. A live page (DATA.live:
+   arena.viewer.build_live) starts with no frame and follows the match's server-sent
+   events: each frame is a spectator's, whose `view` is the public table (what every
+   seat may know: arena/viewer/spectator.py), drawn as another seat's hand is, and
+   the only view there is until the match is over and its page loads again. */
 (function () {
   const V = ArenaViewer;
   const el = V.el, add = V.add;
   const DATA = JSON.parse(document.getElementById("replay-data").textContent);
   const META = DATA.meta;
   const layout = V.LAYOUTS[META.game];
+  const LIVE = DATA.live || null;
 
   /* Frames carry changed keys only (see arena/viewer/__init__.py): rebuild them. A view
      is protocol 2's envelope (seat, players, phase, to_move, scores, game): the same keys
@@ -18,14 +23,16 @@
   }
   const FRAMES = [];
   let view0 = {game: {}}, secret = {};
-  for (const raw of DATA.frames) {
+  function rebuilt(raw) {
+    if (LIVE) return raw;  /* a spectator's frame holds its whole public view */
     view0 = merged(view0, raw.views[0]);
     const views = [view0];
     for (let s = 1; s < raw.views.length; s++) views.push(merged(view0, raw.views[s]));
     secret = Object.assign({}, secret, raw.secret);
     for (const [place, cards] of Object.entries(raw.secret)) if (cards === null) delete secret[place];
-    FRAMES.push(Object.assign({}, raw, {views: views, secret: secret}));
+    return Object.assign({}, raw, {views: views, secret: secret});
   }
+  for (const raw of DATA.frames) FRAMES.push(rebuilt(raw));
   const state = {index: 0, seat: null};
 
   function fmt(value) {
@@ -61,9 +68,14 @@
   counter.id = "counter";
   const viewSelect = el("select");
   viewSelect.id = "view";
-  add(viewSelect, Object.assign(el("option", null, "all-seeing view"), {value: "all"}));
-  for (const s of META.seats) {
-    add(viewSelect, Object.assign(el("option", null, "seat " + s.seat + "'s view (" + s.bot + ")"), {value: String(s.seat)}));
+  if (LIVE) {
+    add(viewSelect, Object.assign(el("option", null, "spectator's view"), {value: "all"}));
+    viewSelect.disabled = true;
+  } else {
+    add(viewSelect, Object.assign(el("option", null, "all-seeing view"), {value: "all"}));
+    for (const s of META.seats) {
+      add(viewSelect, Object.assign(el("option", null, "seat " + s.seat + "'s view (" + s.bot + ")"), {value: String(s.seat)}));
+    }
   }
   /* Autoplay speed: events per second at 1x is 2 (500 ms a step). */
   const BASE_MS = 500;
@@ -108,13 +120,15 @@
   }
 
   /* The event list: built once, its texts redone on a change of view, the current line marked. */
-  const logItems = FRAMES.map((frame, i) => {
+  const logItems = [];
+  function logItem(frame, i) {
     const item = el("li", "ev-" + frame.kind, eventText(frame, null));
     item.value = i + 1;
     item.addEventListener("click", () => go(i));
     log.append(item);
-    return item;
-  });
+    logItems.push(item);
+  }
+  FRAMES.forEach(logItem);
   let logSeat = null;
   function relabelLog() {
     if (logSeat === state.seat) return;
@@ -127,7 +141,7 @@
     const head = el("tr");
     add(head, el("th", null, "seat"), el("th", null, "bot"), el("th", null, frame.over ? "final" : META.score_label));
     if (META.time_control) add(head, el("th", null, "clock · " + META.time_control));
-    if (frame.over) add(head, el("th", null, "rank"), el("th", null, "status"));
+    if (frame.over && META.outcome) add(head, el("th", null, "rank"), el("th", null, "status"));
     scores.append(head);
     for (const s of META.seats) {
       const row = el("tr");
@@ -140,8 +154,8 @@
         add(bot, " ", el("span", "forfeit-tag", "forfeited"));
       }
       add(row, el("td", null, s.seat), bot, cell);
-      if (META.time_control) add(row, el("td", "clock", clockText(frame.clocks[s.seat])));
-      if (frame.over) {
+      if (META.time_control) add(row, el("td", "clock", clockText(frame.clocks && frame.clocks[s.seat])));
+      if (frame.over && META.outcome) {
         add(row, el("td", null, META.outcome.ranks[s.seat]), el("td", null, META.outcome.status[s.seat]));
       }
       scores.append(row);
@@ -157,12 +171,17 @@
 
   function render() {
     const frame = FRAMES[state.index];
+    if (frame === undefined) {  /* a live page before the first event */
+      counter.textContent = "waiting for the first event";
+      decision.textContent = "The match is starting: its moves show here as they are played.";
+      return;
+    }
     slider.value = String(state.index);
     counter.textContent = "event " + (state.index + 1) + " / " + FRAMES.length;
     decision.replaceChildren();
     const who = frame.seat === null ? "" : (META.seats[frame.seat] || {}).bot;
     /* another seat's decision in a seat's view: its words only, not who ran how long */
-    const others = state.seat !== null && frame.kind === "decision" && frame.seat !== state.seat;
+    const others = LIVE !== null || (state.seat !== null && frame.kind === "decision" && frame.seat !== state.seat);
     const said = eventText(Object.assign({}, frame, {fallback: false}), state.seat);  /* fallback: tagged below */
     add(decision, el("span", "kind", frame.kind), " ", el("span", "text", said));
     decision.className = "decision ev-" + frame.kind;
@@ -176,16 +195,21 @@
       if (frame.pending) add(decision, " ", el("span", "pending", "(applies once every seat asked with it has decided)"));
     }
     if (frame.over) add(decision, resultBox());
-    else add(decision, el("div", "next", "to move: seat " + frame.to_move.join(", ") + " · phase " + frame.views[0].phase));
+    else add(decision, el("div", "next", "to move: seat " + frame.to_move.join(", ") + " · phase " + (LIVE ? frame.view : frame.views[0]).phase));
     renderScores(frame);
     const seat = state.seat;
     /* A seat's view gets its own observation and nothing else: no other views, no secret.
      A layout reads the envelope's common keys from `view` and the game's fields from
      `view.game`. */
-    const ctx = seat === null
+    /* A spectator's view is the public table: no seat's own fields, no secret. */
+    const ctx = LIVE
+      ? {meta: META, frame: frame, seat: null, all: false, view: frame.view, views: null, secret: null}
+      : seat === null
       ? {meta: META, frame: frame, seat: null, all: true, view: frame.views[0], views: frame.views, secret: frame.secret}
       : {meta: META, frame: frame, seat: seat, all: false, view: frame.views[seat], views: null, secret: null};
-    viewNote.textContent = seat === null
+    viewNote.textContent = LIVE
+      ? "Spectator's view, live: what every seat may know (hands and face-down cards stay hidden until the match is over)."
+      : seat === null
       ? "All-seeing view: every hand and every face-down card (marked) is shown."
       : "Seat " + seat + "'s view: exactly its observation at this point, what arena sends it when it is asked to decide; the others' moves as it saw them.";
     table.replaceChildren(layout ? layout(ctx) : el("p", null, "no layout for " + META.game));
@@ -252,8 +276,10 @@
   /* For scripts and tests: go to an event, pick a view, read the state. */
   const api = {
     batch: false,
-    count: FRAMES.length,
+    get count() { return FRAMES.length; },
     frames: FRAMES,
+    received: [],  /* a live page: every frame as the stream sent it */
+    ended: false,
     meta: META,
     go: go,
     setSeat(seat) {
@@ -267,4 +293,29 @@
   /* A layout that fits itself to the window (Twirkle's board) is redrawn on a resize. */
   window.addEventListener("resize", () => { if (layout && layout.fit) layout.fit(table); });
   render();
+
+  /* A live page: each frame of the stream is one more event; a reader at the last one
+     follows the match, one who went back stays where it is. */
+  function follow(live) {
+    if (typeof EventSource === "undefined") return;
+    const source = new EventSource(live.stream);
+    source.addEventListener("frame", (message) => {
+      const frame = JSON.parse(message.data);
+      api.received.push(frame);
+      const following = state.index >= FRAMES.length - 1;
+      FRAMES.push(frame);
+      logItem(frame, FRAMES.length - 1);
+      slider.max = String(FRAMES.length - 1);
+      if (following) go(FRAMES.length - 1);
+      else counter.textContent = "event " + (state.index + 1) + " / " + FRAMES.length;
+    });
+    source.addEventListener("end", () => {
+      source.close();
+      api.ended = true;
+      counter.textContent = "the match is over: loading its record";
+      if (window.top !== window) window.top.location.reload();  /* the match page, recorded */
+      else window.location.replace(live.done);
+    });
+  }
+  if (LIVE) follow(LIVE);
 })();

@@ -37,7 +37,7 @@ VIEWER_POLICY = (
 )
 #: A page with a plot runs the site's own scripts (uPlot and rating-plot.js), no other.
 PLOT_POLICY = POLICY + "; script-src 'self'"
-#: A page that follows the service (a live match, a board) also asks it for more.
+#: A page that follows the service (a board) also asks it for more.
 LIVE_POLICY = POLICY + "; script-src 'self'; connect-src 'self'"
 #: Seconds between a leaderboard page's looks for a new board.
 REFRESH = 5
@@ -306,8 +306,7 @@ def match(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
     found = views.match(store, seen, _match_id(match_id))
     viewable = found["game"] in replay_pages.GAMES and store.replay(match_id) is not None
     live = not found["recorded"] and request.app.state.live.in_play(match_id)
-    policy = LIVE_POLICY if live else POLICY
-    return show(request, "match.html", policy=policy, match=found, replay=viewable, live=live)
+    return show(request, "match.html", match=found, replay=viewable, live=live)
 
 
 @router.get("/matches/{match_id}/replay", response_class=HTMLResponse)
