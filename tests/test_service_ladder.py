@@ -163,3 +163,38 @@ def test_a_suspended_version_sits_out_until_its_cooldown_has_passed(tmp_path: Pa
     assert pool(store, spec) == (["a"], frozenset({a}))
     spec = LadderSpec(game="take-that", bundled=(), cooldown=0)
     assert pool(store, spec) == (["a", "b"], frozenset({a, b}))  # cooled down: retried
+
+
+@pytest.mark.slow
+def test_the_ladder_of_arena_serve_plays_on_dask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from distributed import LocalCluster
+
+    (tmp_path / "ladder.toml").write_text(
+        '[[ladder]]\ngame = "take-that"\nmatches = 1000\nbundled = ["random", "first-legal"]\n'
+    )
+    monkeypatch.setenv("ARENA_WORKER_CACHE", str(tmp_path / "worker-cache"))  # the workers'
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    with LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster:
+        address = cluster.scheduler_address.removeprefix("tcp://")
+        command = [sys.executable, "-m", "arena", "serve", "--port", "0"]
+        command += ["--ladder", str(tmp_path / "ladder.toml"), "--executor", f"dask://{address}"]
+        env = {**os.environ, "ARENA_HOME": str(tmp_path)}
+        server = subprocess.Popen(command, env=env, stderr=subprocess.DEVNULL)
+        try:
+            until(
+                lambda: bool(rounds(store)) and recorded(store, rounds(store)[0]) >= 4,
+                "matches played on the cluster",
+                server,
+            )
+            server.send_signal(signal.SIGTERM)
+            assert server.wait(60) in (0, -signal.SIGTERM)
+        finally:
+            server.kill()
+            server.wait()
+    # the worker played them: it unpacked the bundled versions into its own cache
+    assert any((tmp_path / "worker-cache").iterdir())
+    counted_once(store)
