@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 import pytest
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 
 from arena.games import Game, all_games
 from arena.games.base import IllegalDecision
@@ -43,10 +43,34 @@ def test_every_game_has_a_rules_page_and_schemas(game: type[Game]) -> None:
         assert (ROOT / "protocol" / "games" / name).is_file(), f"missing protocol/games/{name}"
 
 
+def remembering_validator(schema: dict[str, Any]) -> Draft202012Validator:
+    """A validator of `schema` that checks each distinct value under a `$ref` once.
+
+    A playthrough shows the same cells and cards thousands of times, and checking them again
+    was most of this module's time. Every value is still checked: a value is skipped only when
+    one equal to it, of the same types (`repr`), passed under the same `$ref`. Every `$ref`
+    of the protocol is local (`#/$defs/...`), so one names the same subschema everywhere."""
+    passed: set[tuple[str, str]] = set()
+    check_ref = Draft202012Validator.VALIDATORS["$ref"]
+
+    def remembered_ref(validator: Any, ref: str, instance: Any, subschema: Any) -> Any:
+        assert ref.startswith("#"), ref
+        key = (ref, repr(instance))
+        if key in passed:
+            return
+        errors = list(check_ref(validator, ref, instance, subschema))
+        if not errors:
+            passed.add(key)
+        yield from errors
+
+    cls = validators.extend(Draft202012Validator, {"$ref": remembered_ref})  # type: ignore[no-untyped-call]
+    return cls(schema)  # type: ignore[no-any-return]
+
+
 def load_schemas(game: type[Game]) -> tuple[Draft202012Validator, Draft202012Validator]:
     folder = ROOT / "protocol" / "games"
     return tuple(  # type: ignore[return-value]
-        Draft202012Validator(
+        remembering_validator(
             json.loads((folder / f"{game.spec.id}.{kind}.schema.json").read_text())
         )
         for kind in ("observation", "decision")
@@ -55,7 +79,7 @@ def load_schemas(game: type[Game]) -> tuple[Draft202012Validator, Draft202012Val
 
 def load_envelope_schema(game: type[Game]) -> Draft202012Validator:
     path = ROOT / "protocol" / "games" / f"{game.spec.id}.observation.v2.schema.json"
-    return Draft202012Validator(json.loads(path.read_text()))
+    return remembering_validator(json.loads(path.read_text()))
 
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.spec.id)
