@@ -132,3 +132,41 @@ def test_a_ladder_match_is_streamed_move_by_move_before_it_is_recorded(
         assert not shown_cards & hidden, frame
         assert view["hand_sizes"] == game.observation(0)["game"]["hand_sizes"]
     assert {f["text"] for f in frames if f["kind"] == "chance"} == {"chance"}
+
+
+@pytest.mark.parametrize("game", ["take-that", "leylo", "twirkle", "krumme10"])
+def test_frames_are_made_once_each_as_the_events_come(
+    game: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Events published one at a time, a spectator asking after each: every event is
+    framed once (not the match so far again), a decision whose chance outcomes are not
+    published yet waits for them (no error), and the frames are those of the whole
+    replay at once."""
+    from arena import viewer
+    from tests.test_viewer import CASES, golden_replay
+
+    replay = golden_replay(CASES[game])
+    header = {k: v for k, v in replay.items() if k not in ("events", "outcome")}
+    framed = []
+    original = viewer.Framer.after
+
+    def counting(self: viewer.Framer, event: dict[str, Any], state: Any) -> dict[str, Any]:
+        framed.append(event)
+        return original(self, event, state)
+
+    monkeypatch.setattr(viewer.Framer, "after", counting)
+    live = Live()
+    live.start(7, header)
+    shown: list[dict[str, Any]] = []
+    waited = 0
+    for n, event in enumerate(replay["events"], 1):
+        live.event(7, event)
+        found = live.frames_since(7, len(shown))
+        assert found is not None
+        shown.extend(found[0])
+        assert len(shown) in (n, n - 1)  # at most the decision whose chance is on its way
+        waited += len(shown) == n - 1
+    assert framed == replay["events"]  # each once, in order
+    assert waited >= 1  # a deal or a draw came after the decision that made it
+    monkeypatch.undo()
+    assert shown == spectator_frames(header, replay["events"])

@@ -52,6 +52,11 @@ class ReplayMismatch(GameError):
     """A recorded chance outcome does not fit what the referee asks for."""
 
 
+class ChanceExhausted(ReplayMismatch):
+    """The referee draws past the recorded outcomes: of a replay still being written (a
+    live match), the outcomes not published yet; of a finished one, a short log."""
+
+
 def _json_copy(value: T) -> T:
     """Return a deep copy through JSON, which also proves the value is JSON."""
     result: T = orjson.loads(orjson.dumps(value))
@@ -82,6 +87,14 @@ class Chance:
     def replaying(cls, script: Sequence[Mapping[str, Any]]) -> Chance:
         """A Chance that returns the outcomes of a recorded log, in order."""
         return cls(script=script)
+
+    def extend(self, script: Sequence[Mapping[str, Any]]) -> None:
+        """More recorded outcomes to replay after those given (a live match's next ones).
+
+        A new list: a clone made before keeps the outcomes it was given."""
+        if self._rng is not None:
+            raise ValueError("only a replaying Chance takes recorded outcomes")
+        self._script = [*self._script, *script]
 
     @classmethod
     def simulation(cls, seed: int) -> Chance:
@@ -129,7 +142,7 @@ class Chance:
             outcome = _json_copy(make(self._rng))
         else:
             if self._next >= len(self._script):
-                raise ReplayMismatch(f"replay has no chance outcome left for {label!r}")
+                raise ChanceExhausted(f"replay has no chance outcome left for {label!r}")
             event = self._script[self._next]
             self._next += 1
             if event.get("chance") != label:

@@ -22,7 +22,7 @@ import orjson
 
 from arena.errors import ReplayError
 from arena.games import Game, GameError, load_game
-from arena.games.base import Decision, Outcome
+from arena.games.base import ChanceExhausted, Decision, Outcome
 from arena.match.run import REPLAY_FORMAT, REPLAY_VERSION, final_ranks
 from arena.protocol.messages import describe, find_legal
 from arena.resources import PROTOCOL_DOCS
@@ -147,28 +147,64 @@ def walk(replay: dict[str, Any]) -> Iterator[tuple[dict[str, Any], Game]]:
 
 
 def _walk(game: Game, events: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Game]]:
-    """Apply the recorded decisions; each must be one the referee offers at that point.
+    walker = Walker(game)
+    for event in events:
+        yield event, walker.step(event)
+    walker.finish()
+
+
+class Walker:
+    """The referee stepped through a replay's events one at a time, kept between calls:
+    `walk`'s loop, also for a replay still being written (a live match).
 
     A replay file is untrusted input: a decision is checked against the legal list
     before the referee sees it, so that the referee only ever applies its own values.
     """
-    pending: dict[int, Decision] = {}
-    for event in events:
-        if "seat" in event:
-            seat = event["seat"]
-            if game.is_over() or seat not in game.to_move() or seat in pending:
-                raise ReplayError(f"seat {seat} is not to move at that point of the replay")
-            decision = find_legal(event["decision"], game.legal(seat))
-            if decision is None:
-                shown = describe(event["decision"], 100)
-                raise ReplayError(f"seat {seat} plays {shown}, which is not legal there")
-            pending[seat] = decision
-            if set(pending) >= set(game.to_move()):
-                referee_step(game.apply_joint, pending)
-                pending = {}
-        yield event, game
-    if pending:
-        raise ReplayError("the replay ends in the middle of a joint decision")
+
+    def __init__(self, game: Game):
+        self.game = game
+        #: The decisions of a joint one waiting for the rest of it, by seat.
+        self.pending: dict[int, Decision] = {}
+
+    @classmethod
+    def of(cls, replay: dict[str, Any]) -> Walker:
+        """At the start of `replay`, its chance outcomes so far given to the referee
+        (ChanceExhausted: not even the deal is all there yet)."""
+        return cls(_new_game(replay))
+
+    def step(self, event: dict[str, Any], tentative: bool = False) -> Game:
+        """The state once `event` happened (a chance or forfeit event changes nothing:
+        a decision's chance was drawn when it applied). `tentative`: a decision whose
+        chance outcomes may not all be published yet leaves the state as it was when
+        the referee runs out of them (ChanceExhausted), to be stepped again later."""
+        if "seat" not in event:
+            return self.game
+        game, seat = self.game, event["seat"]
+        if game.is_over() or seat not in game.to_move() or seat in self.pending:
+            raise ReplayError(f"seat {seat} is not to move at that point of the replay")
+        decision = find_legal(event["decision"], game.legal(seat))
+        if decision is None:
+            shown = describe(event["decision"], 100)
+            raise ReplayError(f"seat {seat} plays {shown}, which is not legal there")
+        joint = {**self.pending, seat: decision}
+        if set(joint) < set(game.to_move()):
+            self.pending = joint
+            return game
+        before = game.clone() if tentative else None
+        try:
+            referee_step(game.apply_joint, joint)
+        except ChanceExhausted:
+            if before is None:
+                raise
+            self.game = before  # as it was: the decision is stepped again with more chance
+            raise
+        self.pending = {}
+        return game
+
+    def finish(self) -> None:
+        """The replay is over: no decision may still wait for the rest of its joint one."""
+        if self.pending:
+            raise ReplayError("the replay ends in the middle of a joint decision")
 
 
 def referee_step(step: Callable[..., T], *args: Any) -> T:

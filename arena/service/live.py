@@ -19,8 +19,12 @@ it, e.g. "a card" for Twirkle's exchange), or only "seat 2 decided" where those 
 differ; a chance event is only "chance", a forfeit names no detail, no debug text is
 sent. Hidden cards show when the match is over, in its stored replay.
 
-The frames are computed by the replay viewer's own code (`arena.viewer.frames`) from
-the events so far, once per new event however many spectators follow (`frames_since`).
+The frames are made by the replay viewer's own code (`arena.viewer.Framer`, the
+referee stepped by `arena.match.replay.Walker`) as the events come, each event once
+however many spectators follow (`frames_since`): a new event costs one referee step,
+not a walk through the match so far. A decision is published before the chance
+outcomes it draws (a new deal, a card from the bag); until those have come too it
+waits, the state as it was.
 """
 
 from __future__ import annotations
@@ -31,9 +35,59 @@ from typing import Any
 
 from arena import viewer
 from arena.errors import ReplayError
+from arena.games import GameError
+from arena.games.base import ChanceExhausted
+from arena.match.replay import Walker
 
 #: Matches kept once over (their spectators may still be reading the end).
 KEPT_ENDED = 50
+
+
+class Spectating:
+    """A match's spectator frames, made event by event (see the module)."""
+
+    def __init__(self, header: dict[str, Any]):
+        self.header = header
+        #: Made with the first event (a header is only read once there is one).
+        self.framer: viewer.Framer | None = None
+        self.walker: Walker | None = None
+        #: The events looked at for chance outcomes, and those made into frames.
+        self.scanned = 0
+        self.done = 0
+        self.frames: list[dict[str, Any]] = []
+
+    def advance(self, events: list[dict[str, Any]]) -> None:
+        """The frames of `events` (the match's so far) after the first `done`, as far
+        as the referee can go. Raises ReplayError when it rejects them."""
+        try:
+            self._advance(events)
+        except GameError as error:
+            raise ReplayError(f"the referee rejects the match: {error}") from None
+
+    def _advance(self, events: list[dict[str, Any]]) -> None:
+        if self.walker is None:
+            try:
+                self.walker = Walker.of({**self.header, "events": events})
+            except ChanceExhausted:  # the deal is not all published yet
+                return
+            self.framer = viewer.Framer(self.header, public=True)
+        else:
+            self.walker.game.chance.extend([e for e in events[self.scanned :] if "chance" in e])
+        self.scanned = len(events)
+        last = max((i for i, e in enumerate(events) if "chance" not in e), default=-1)
+        names = {seat["seat"]: seat["bot"] for seat in self.header["seats"]}
+        assert self.framer is not None  # made with the walker
+        for index in range(self.done, len(events)):
+            event = events[index]
+            try:  # the last decision's chance may still be on its way
+                game = self.walker.step(event, tentative=index == last)
+            except ChanceExhausted:
+                if index != last:
+                    raise
+                return
+            frame = _spectator(self.framer.after(event, game), names, self.header["players"])
+            self.frames.append(viewer._shown(frame))
+            self.done = index + 1
 
 
 @dataclass
@@ -44,9 +98,12 @@ class LiveMatch:
     header: dict[str, Any]
     events: list[dict[str, Any]] = field(default_factory=list)
     ended: bool = False
-    #: The spectator frames of the first `computed` events, and how many there are.
-    frames: list[dict[str, Any]] = field(default_factory=list)
-    computed: int = 0
+    spectating: Spectating = field(init=False)
+    #: Held while its frames are made (the publisher never waits for it).
+    making: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.spectating = Spectating(self.header)
 
 
 class Live:
@@ -115,29 +172,17 @@ class Live:
             if found is None:
                 return None
             events, ended = list(found.events), found.ended
-            frames, computed = found.frames, found.computed
-        if computed < len(events):
-            frames = spectator_frames(found.header, events)
-            with self._lock:
-                if found.computed < len(events):
-                    found.frames, found.computed = frames, len(events)
-        return frames[since:], ended  # an ended match takes no more events
+        with found.making:
+            if found.spectating.done < len(events):
+                found.spectating.advance(events)
+            return found.spectating.frames[since:], ended  # an ended match takes no more
 
 
 def spectator_frames(header: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What a spectator may see after each event so far (see the module). The last
-    events of a joint decision not yet complete wait for the rest of it."""
-    replay = {**header, "events": list(events)}
-    while True:
-        try:
-            full = viewer.frames(replay, public=True)
-            break
-        except ReplayError as error:
-            if not replay["events"] or "middle of a joint decision" not in str(error):
-                raise
-            replay["events"] = replay["events"][:-1]
-    names = {seat["seat"]: seat["bot"] for seat in header["seats"]}
-    return [viewer._shown(_spectator(frame, names, header["players"])) for frame in full]
+    """What a spectator may see after each event so far (see the module), at once."""
+    spectating = Spectating(header)
+    spectating.advance(list(events))
+    return spectating.frames
 
 
 def _spectator(frame: dict[str, Any], names: dict[int, str], players: int) -> dict[str, Any]:

@@ -146,75 +146,93 @@ def frames(replay: dict[str, Any], public: bool = False) -> list[dict[str, Any]]
     """
     from arena.match import replay as replays
 
-    names = {seat["seat"]: seat["bot"] for seat in replay["seats"]}
-    result: list[dict[str, Any]] = []
-    view0: dict[str, Any] | None = None
-    secret: dict[str, Any] | None = None
-    clocks = _Clocks(replay["players"])
-    applied = 0
-    forfeited: list[int] = []
-    # every view before the event, and the decisions waiting for a joint one to apply
-    before: list[dict[str, Any]] = []
-    secret_before: dict[str, Any] = {}
-    waiting: list[events.Asked] = []
+    framer = Framer(replay, public)
     try:
-        for event, game in replays.walk(replay):
-            frame: dict[str, Any] = {}
-            if "chance" in event:
-                frame.update(kind=CHANCE_FRAME, seat=None, text=f"chance: {event['chance']}")
-            elif "forfeit" in event:
-                seat = event["forfeit"]
-                detail = f" ({event['detail']})" if event.get("detail") else ""
-                text = f"seat {seat} ({names.get(seat)}) forfeited: {event['reason']}{detail}"
-                frame.update(kind=FORFEIT_FRAME, seat=seat, text=text)
-                forfeited = sorted({*forfeited, seat})
-            else:
-                seat = event["seat"]
-                frame.update(
-                    kind=DECISION_FRAME,
-                    seat=seat,
-                    decision=event["decision"],
-                    ms=event.get("ms", 0),
-                    fallback=event.get("by") == "fallback",
-                    # what it was charged on its clock and the bot's own words
-                    # (protocol 2): shown only in the views its seat's owner may see
-                    charged_ms=event.get("charged_ms"),
-                    debug=event.get("debug"),
-                    # a simultaneous decision waits for the other seats asked with it
-                    pending=len(game.history) == applied,
-                )
-                applied = len(game.history)
-            now = [replays.referee_step(game.observation, seat) for seat in range(game.players)]
-            hidden = replays.referee_step(_secret, game)
-            if frame["kind"] == "decision":
-                moment = events.Moment(
-                    replay["game"], game.describe, before or now, now, secret_before, hidden
-                )
-                asked = replays.referee_step(events.tell_frame, frame, moment, waiting)
-                waiting = [*waiting, asked] if frame["pending"] else []
-            over = replays.referee_step(game.is_over)
-            frame["to_move"] = replays.referee_step(game.to_move)
-            frame["forfeited"] = forfeited
-            frame["over"] = over
-            if over:  # the closing announcement names teams (Krumme10's variant)
-                teams = replays.referee_step(game.outcome).teams
-                frame["teams"] = None if teams is None else list(teams)
-            frame["scores"] = (
-                list(replays.referee_step(game.outcome).scores) if over else list(now[0]["scores"])
-            )
-            # seat 0's view against its view before, every other seat's against seat 0's
-            frame["views"] = [_view_delta(view0, now[0])]
-            frame["views"] += [_view_delta(now[0], v) for v in now[1:]]
-            frame["secret"] = _delta(secret, hidden)
-            if public:
-                frame["public"] = spectator.public_view(replay["game"], now)
-            view0, secret = now[0], hidden
-            before, secret_before = now, hidden
-            frame["clocks"] = clocks.after(event)
-            result.append(frame)
+        return [framer.after(event, game) for event, game in replays.walk(replay)]
     except GameError as error:
         raise ReplayError(f"the referee rejects the replay: {error}") from None
-    return result
+
+
+class Framer:
+    """`frames`, one event at a time: what a frame needs of the frames before it (the
+    views and the secret it is told against, the clocks, the forfeits, a joint
+    decision's earlier parts). A live match's frames are made as its events come
+    (arena.service.live), each once."""
+
+    def __init__(self, replay: dict[str, Any], public: bool = False):
+        """`replay`: a replay or its header (game, players, seats)."""
+        self.game_id: str = replay["game"]
+        self.public = public
+        self.names = {seat["seat"]: seat["bot"] for seat in replay["seats"]}
+        self.view0: dict[str, Any] | None = None
+        self.secret: dict[str, Any] | None = None
+        self.clocks = _Clocks(replay["players"])
+        self.applied = 0
+        self.forfeited: list[int] = []
+        # every view before the event, and the decisions waiting for a joint one to apply
+        self.before: list[dict[str, Any]] = []
+        self.secret_before: dict[str, Any] = {}
+        self.waiting: list[events.Asked] = []
+
+    def after(self, event: dict[str, Any], game: Game) -> dict[str, Any]:
+        """The frame of `event`, `game` being the state right after it (`walk`'s)."""
+        from arena.match import replay as replays
+
+        frame = self._event(event, game)
+        now = [replays.referee_step(game.observation, seat) for seat in range(game.players)]
+        hidden = replays.referee_step(_secret, game)
+        if frame["kind"] == "decision":
+            moment = events.Moment(
+                self.game_id, game.describe, self.before or now, now, self.secret_before, hidden
+            )
+            asked = replays.referee_step(events.tell_frame, frame, moment, self.waiting)
+            self.waiting = [*self.waiting, asked] if frame["pending"] else []
+        over = replays.referee_step(game.is_over)
+        frame["to_move"] = replays.referee_step(game.to_move)
+        frame["forfeited"] = self.forfeited
+        frame["over"] = over
+        if over:  # the closing announcement names teams (Krumme10's variant)
+            teams = replays.referee_step(game.outcome).teams
+            frame["teams"] = None if teams is None else list(teams)
+        frame["scores"] = (
+            list(replays.referee_step(game.outcome).scores) if over else list(now[0]["scores"])
+        )
+        # seat 0's view against its view before, every other seat's against seat 0's
+        frame["views"] = [_view_delta(self.view0, now[0])]
+        frame["views"] += [_view_delta(now[0], v) for v in now[1:]]
+        frame["secret"] = _delta(self.secret, hidden)
+        if self.public:
+            frame["public"] = spectator.public_view(self.game_id, now)
+        self.view0, self.secret = now[0], hidden
+        self.before, self.secret_before = now, hidden
+        frame["clocks"] = self.clocks.after(event)
+        return frame
+
+    def _event(self, event: dict[str, Any], game: Game) -> dict[str, Any]:
+        """A frame's kind, seat and text (an all-seeing one; a decision's is told later)."""
+        if "chance" in event:
+            return {"kind": CHANCE_FRAME, "seat": None, "text": f"chance: {event['chance']}"}
+        if "forfeit" in event:
+            seat = event["forfeit"]
+            detail = f" ({event['detail']})" if event.get("detail") else ""
+            text = f"seat {seat} ({self.names.get(seat)}) forfeited: {event['reason']}{detail}"
+            self.forfeited = sorted({*self.forfeited, seat})
+            return {"kind": FORFEIT_FRAME, "seat": seat, "text": text}
+        pending = len(game.history) == self.applied
+        self.applied = len(game.history)
+        return {
+            "kind": DECISION_FRAME,
+            "seat": event["seat"],
+            "decision": event["decision"],
+            "ms": event.get("ms", 0),
+            "fallback": event.get("by") == "fallback",
+            # what it was charged on its clock and the bot's own words
+            # (protocol 2): shown only in the views its seat's owner may see
+            "charged_ms": event.get("charged_ms"),
+            "debug": event.get("debug"),
+            # a simultaneous decision waits for the other seats asked with it
+            "pending": pending,
+        }
 
 
 def _shown(value: Any) -> Any:
