@@ -112,13 +112,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def build(url: str, bots: int, matches: int) -> tuple[list[int], int]:
-    """Bots with one version each and a tournament of `matches` scheduled 2-seat matches."""
+def build(
+    url: str, bots: int, matches: int, games: Sequence[str] = ("*",)
+) -> tuple[list[int], int]:
+    """Bots with one version each, declaring `games`, and a tournament of `matches`
+    scheduled 2-seat matches."""
     store = Store(url)
-    versions = [
-        store.add_bot_version(f"bot-{i}", f"{i:064x}", "/nowhere", ["x"], ["*"], "bench").id or 0
+    made = [
+        store.add_bot_version(f"bot-{i}", f"{i:064x}", "/nowhere", ["x"], list(games), "bench")
         for i in range(bots)
     ]
+    versions = [version.id or 0 for version in made]
     rng = random.Random(1)
     schedule = [
         Match(number=n, game=GAME, game_version=1, seed=n, lineup=rng.sample(versions, 2))
