@@ -275,6 +275,22 @@ def test_a_hostile_elf_file_is_no_elf_at_all(tmp_path: Path) -> None:
     assert elf is not None and "libc.so.6" in elf.needed and elf.interpreter
 
 
+def test_an_elf_file_written_again_is_read_again(tmp_path: Path) -> None:
+    """read_elf keeps what it read of a file (the same system libraries are in every view):
+    a file written since, even at the same path (the same inode), is read afresh."""
+    program = tmp_path / "program"
+    real = Path(os.path.realpath("/bin/sh")).read_bytes()
+    program.write_bytes(real)
+    first = view.read_elf(str(program))
+    assert first is not None and view.read_elf(str(program)) == first
+    with program.open("r+b") as handle:  # the same inode, not an ELF file now
+        handle.write(b"\0\0\0\0")
+        handle.truncate(len(real) - 1)  # a size of its own: coarse clocks may keep the times
+    assert view.read_elf(str(program)) is None
+    program.write_bytes(real)
+    assert view.read_elf(str(program)) == first
+
+
 def test_a_launcher_script_brings_the_programs_it_names(tmp_path: Path) -> None:
     folder = tmp_path / "bot"
     folder.mkdir()

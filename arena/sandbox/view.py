@@ -59,6 +59,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from arena.sandbox import bwrap as bw
 from arena.sandbox import pythonpath
@@ -128,46 +129,69 @@ class Elf:
     search: tuple[str, ...]  # RPATH then RUNPATH entries, $ORIGIN not yet replaced
 
 
+#: The ELF facts of files already read, by the file (device, inode) and its change time.
+_ELF_READ: dict[tuple[int, ...], Elf | None] = {}
+_ELF_READ_MOST = 20_000
+_ELF_READ_LOCK = threading.Lock()
+
+
 def read_elf(path: str) -> Elf | None:
     """The ELF facts of `path`, or None when it is not a (readable, well-formed) ELF file.
 
     The file may be a bot's: pyelftools only reads it, and anything it cannot make
-    sense of counts as no ELF at all.
+    sense of counts as no ELF at all. Each view reads the same system libraries (a
+    Python's are hundreds): what a file held is kept by its identity and change time
+    (fstat of the open file, so a file replaced or written since is read again).
     """
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+            with _ELF_READ_LOCK:
+                if key in _ELF_READ:
+                    return _ELF_READ[key]
+            found = _parse_elf(handle, info.st_size)
+    except OSError:
+        return None
+    with _ELF_READ_LOCK:
+        if len(_ELF_READ) >= _ELF_READ_MOST:
+            _ELF_READ.clear()
+        _ELF_READ[key] = found
+    return found
+
+
+def _parse_elf(handle: BinaryIO, size: int) -> Elf | None:
+    """read_elf of the open `handle` (at its start), of `size` bytes."""
     from elftools.common.exceptions import ELFError
     from elftools.elf.dynamic import DynamicSection
     from elftools.elf.elffile import ELFFile
     from elftools.elf.segments import InterpSegment
 
     try:
-        with open(path, "rb") as handle:
-            if handle.read(4) != _ELF_MAGIC or os.fstat(handle.fileno()).st_size > SCAN_BYTES:
-                return None
-            handle.seek(0)
-            elf = ELFFile(handle)
-            kind = _elf_kind(path)
-            if kind is None:
-                return None
-            interpreter = None
-            for segment in elf.iter_segments():
-                if isinstance(segment, InterpSegment):
-                    interpreter = segment.get_interp_name()
-            needed: list[str] = []
-            search: list[str] = []
-            for section in elf.iter_sections():
-                if not isinstance(section, DynamicSection):
-                    continue
-                for tag in section.iter_tags():
-                    kind_of = tag.entry.d_tag
-                    if kind_of in ("DT_NEEDED", "DT_RPATH", "DT_RUNPATH"):
-                        text = getattr(
-                            tag, {"DT_NEEDED": "needed"}.get(kind_of, kind_of[3:].lower())
-                        )
-                        if kind_of == "DT_NEEDED":
-                            needed.append(text)
-                        else:
-                            search += text.split(":")
-            return Elf(kind, interpreter, tuple(needed), tuple(search))
+        head = handle.read(20)
+        kind = _kind_of(head)
+        if kind is None or size > SCAN_BYTES:
+            return None
+        handle.seek(0)
+        elf = ELFFile(handle)
+        interpreter = None
+        for segment in elf.iter_segments():
+            if isinstance(segment, InterpSegment):
+                interpreter = segment.get_interp_name()
+        needed: list[str] = []
+        search: list[str] = []
+        for section in elf.iter_sections():
+            if not isinstance(section, DynamicSection):
+                continue
+            for tag in section.iter_tags():
+                kind_of = tag.entry.d_tag
+                if kind_of in ("DT_NEEDED", "DT_RPATH", "DT_RUNPATH"):
+                    text = getattr(tag, {"DT_NEEDED": "needed"}.get(kind_of, kind_of[3:].lower()))
+                    if kind_of == "DT_NEEDED":
+                        needed.append(text)
+                    else:
+                        search += text.split(":")
+        return Elf(kind, interpreter, tuple(needed), tuple(search))
     except (OSError, ELFError, ValueError, KeyError, IndexError, TypeError, AttributeError):
         return None
     except Exception:  # a hostile file may upset the parser in ways it does not name
@@ -181,6 +205,11 @@ def _elf_kind(path: str) -> tuple[int, int] | None:
             head = handle.read(20)
     except OSError:
         return None
+    return _kind_of(head)
+
+
+def _kind_of(head: bytes) -> tuple[int, int] | None:
+    """(class, machine) of an ELF file's first 20 bytes, or None."""
     if len(head) < 20 or head[:4] != _ELF_MAGIC:
         return None
     little = head[5] == 1
