@@ -159,7 +159,8 @@ def test_a_protocol_error_shows_the_line_and_the_request(tmp_path: Path) -> None
     assert not game["passed"] and forfeit["status"] == "invalid"
     assert forfeit["line"] == "{this is not json"
     assert forfeit["answering"].startswith('{"type":"decide","id":1,')
-    shown = arena(tmp_path / "home", "bot", "check", str(folder))
+    # the same report as text: one deal per player count shows the same first forfeit
+    shown = arena(tmp_path / "home", "bot", "check", str(folder), "--matches", "1")
     assert shown.exit_code == 1
     assert "the bot printed:\n{this is not json\n" in shown.stdout
     assert 'answering arena\'s message:\n{"type":"decide"' in shown.stdout
@@ -167,8 +168,8 @@ def test_a_protocol_error_shows_the_line_and_the_request(tmp_path: Path) -> None
 
 
 def test_what_the_bot_printed_is_shown_escaped(tmp_path: Path) -> None:
-    folder = copy_of("terminal_injection", tmp_path / "evil")
-    result = arena(tmp_path / "home", "bot", "check", str(folder))
+    folder = copy_of("terminal_injection", tmp_path / "evil")  # forfeits its first decision
+    result = arena(tmp_path / "home", "bot", "check", str(folder), "--matches", "1")
     assert result.exit_code == 1
     output = result.stdout + result.stderr
     assert "\x1b" not in output and "\u202e" not in output and "\r" not in output
