@@ -23,6 +23,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,6 +88,9 @@ class ProcessTransport:
         self._fast_head = False
         #: The bot's CPU clock at the end of its last answer that read it (None: none yet).
         self._cpu_mark: float | None = None
+        #: Whether the last answer was slow, so that the clocks are read before the next
+        #: request is written (`_Marks`): a bot that answers at once costs no reading.
+        self._mark_next = False
         #: Longest line the bot may send (MAX_LINE_BYTES; MAX_LINE_BYTES_V2 for version 2).
         self.max_line = MAX_LINE_BYTES
 
@@ -225,6 +229,7 @@ class ProcessTransport:
         """
         began = time.monotonic()
         limit = deadline - began
+        marks = self._marks() if self._mark_next else None
         try:
             written = os.write(self._in, data)
         except BlockingIOError:
@@ -244,12 +249,17 @@ class ProcessTransport:
                     line = self.last_line = chunk[:-1]
                     wall = self._fast_wall = time.monotonic() - began
                     self._spent = None  # made when asked for (`last_spent`): no allocation here
-                    self._fast_head = False
-                    if wall > limit:  # arena itself was held up, or the bot computed
-                        self._late_first_read(Spent(wall, None), limit)
+                    self._fast_head = self._mark_next = False
+                    if wall > HEAD_S:  # arena itself was held up, or the bot computed
+                        self._late_first_read(Spent(wall, None), limit, marks)
                     return line
                 self._buffer += chunk
-        return self._read_charged(data, written, began, limit)
+        return self._read_charged(data, written, began, limit, marks)
+
+    def _marks(self) -> _Marks | None:
+        """The clocks before a request, read only after a slow answer (`_Marks`)."""
+        cpu = self._cpu_seconds()
+        return None if cpu is None else _Marks(cpu, self._run_delay(), own_run_delay())
 
     @property
     def last_spent(self) -> Spent:
@@ -262,20 +272,31 @@ class ProcessTransport:
             return Spent(wall, 0.0, head=wall)  # found by the first wait: charged as a head
         return Spent(wall, None)
 
-    def _late_first_read(self, spent: Spent, limit: float) -> None:
-        """An answer that was there at the first read, but longer after the request than
-        its limit (on one core the bot may have computed all along; or arena's own thread
-        waited for a CPU): charged the bot's CPU since its last counted answer, or a third
-        of the wall time if more, as any answer; BotTimeout when that is over the limit."""
+    def _late_first_read(self, spent: Spent, limit: float, marks: _Marks | None) -> None:
+        """An answer that was there at the first read, but later than an instant one (on
+        one core the bot may have computed all along; or arena's own thread waited for a
+        CPU, and its wall time is not the bot's): charged the bot's CPU, or a third of the
+        wall time if more, as any answer; BotTimeout when that is over the limit.
+        With `marks` (the clocks read before the request) the CPU is this answer's own and
+        the waits for a CPU, the bot's and arena's, are left out of the wall part. Without
+        them, the CPU since the mark counts at most the wall time (the mark may be older
+        than the answers before this one); without a mark, `spent` as it was estimated."""
         now = self._cpu_seconds()
-        cpu = None if now is None or self._cpu_mark is None else max(0.0, now - self._cpu_mark)
+        self._mark_next = True  # not an instant answer: read the clocks before the next
+        if marks is not None and now is not None:
+            self._spent = marks.spent(spent.wall, now, self._run_delay(), own_run_delay())
+        elif now is not None and self._cpu_mark is not None:
+            self._spent = Spent(spent.wall, min(max(0.0, now - self._cpu_mark), spent.wall))
+        else:
+            self._spent = spent
         self._cpu_mark = now
-        self._spent = Spent(spent.wall, cpu)
         if self._spent.charged > limit:
             what = self._spent.describe()
             raise BotTimeout(f"no answer within its time: {what} of {limit * 1000:.0f} ms")
 
-    def _read_charged(self, data: bytes, written: int, began: float, limit: float) -> bytes:
+    def _read_charged(
+        self, data: bytes, written: int, began: float, limit: float, marks: _Marks | None
+    ) -> bytes:
         """The rest of `exchange` when the answer was not there at once.
 
         The first wait (up to HEAD_S) reads no clock: an answer in by then is charged its
@@ -284,6 +305,9 @@ class ProcessTransport:
         of the wall time it did not wait for a CPU), then whenever the wall time says the
         answer could be over its limit, and once the answer is in; the wait before the
         first reading is charged as a head (`Spent.head`: its first HEAD_S in full).
+        With `marks` (the last answer was slow, so the clocks were read before the
+        request) there is no head: the bot's CPU counts from the request, and nothing
+        is left to the head's estimate.
         """
         if written != len(data):
             self._write_all(memoryview(data)[written:], began + limit * WALL_FACTOR)
@@ -298,12 +322,13 @@ class ProcessTransport:
                     line = self.last_line = chunk[:-1]
                     wall = self._fast_wall = time.monotonic() - began
                     self._spent = None  # made when asked for (`last_spent`), as a head
-                    self._fast_head = True
-                    if wall > limit and self.last_spent.charged > limit:
-                        self._late_first_read(self.last_spent, limit)
+                    self._fast_head, self._mark_next = True, False
+                    if wall > 2 * HEAD_S:  # the poll's wake-up came late: arena was held up
+                        self._late_first_read(self.last_spent, limit, marks)
                     return line
                 self._buffer += chunk
-        watch = _Watch(began, limit, self._cpu_seconds, self._run_delay)
+        watch = _Watch(began, limit, self._cpu_seconds, self._run_delay, marks)
+        self._mark_next = watch.cpu_at is not None
         while True:
             try:
                 line = self.read_line(watch.next_check())
@@ -449,6 +474,32 @@ def own_run_delay() -> float | None:
         return None
 
 
+@dataclass(frozen=True)
+class _Marks:
+    """The clocks read just before a request: the bot's CPU, its main process's run delay
+    and arena's own thread's (None where unknown). Read only when the bot's last answer
+    was slow (a few microseconds, against the millisecond such an answer takes), they let
+    an answer be charged from its request on, with nothing left to the head's estimate."""
+
+    cpu: float
+    delay: float | None
+    late: float | None
+
+    def spent(self, wall: float, cpu: float, delay: float | None, own: float | None) -> Spent:
+        """What an answer that took `wall` cost, from the clocks read at its end."""
+        waited = _grown(self.delay, delay, wall)
+        return Spent(
+            wall, max(0.0, cpu - self.cpu), waited, 0.0, _grown(self.late, own, wall - waited)
+        )
+
+
+def _grown(before: float | None, after: float | None, most: float) -> float:
+    """How much a run-delay clock grew (0 where unknown), at most `most`."""
+    if before is None or after is None:
+        return 0.0
+    return min(max(0.0, after - before), max(0.0, most))
+
+
 class _Watch:
     """One slow answer's clock: when to look again, and whether it is over its limit.
 
@@ -459,14 +510,24 @@ class _Watch:
     CPU accounting is over at its wall limit.
     """
 
-    def __init__(self, began: float, limit: float, cpu: Any, delay: Any):
+    def __init__(
+        self, began: float, limit: float, cpu: Any, delay: Any, marks: _Marks | None = None
+    ):
         self.began, self.limit, self._cpu, self._delay = began, limit, cpu, delay
         #: The CPU clock when its counting began, and how long after the request that was.
-        self.cpu_at: float | None = cpu()
-        self.head = time.monotonic() - began
-        self.delay_at: float | None = delay() if self.cpu_at is not None else None
-        #: Arena's own thread's run delay then (None: not counted).
-        self.late_at: float | None = own_run_delay() if self.cpu_at is not None else None
+        self.cpu_at: float | None
+        #: Arena's own thread's run delay at the last look (None: not counted): only its
+        #: wait for a CPU after that look can have made it late to see the answer; an
+        #: earlier wait (a look's wake-up) overlapped the bot's own time.
+        self.late_at: float | None
+        if marks is not None:  # read before the request: counted from it, no head
+            self.cpu_at, self.head, self.delay_at = marks.cpu, 0.0, marks.delay
+            self.late_at = own_run_delay()
+        else:
+            self.cpu_at = cpu()
+            self.head = time.monotonic() - began
+            self.delay_at = delay() if self.cpu_at is not None else None
+            self.late_at = own_run_delay() if self.cpu_at is not None else None
         #: The CPU clock at the last look (`spent`).
         self.cpu_now = self.cpu_at
         #: The most wall time an answer may take, whatever its CPU: WALL_FACTOR x the limit
@@ -474,6 +535,7 @@ class _Watch:
         self.ceiling = limit * WALL_FACTOR if self.cpu_at is not None else limit
         self._due = began + limit
         self._last = Spent(0.0, None)
+        self._own: float | None = None
 
     def next_check(self) -> float:
         """The wall deadline of the next wait: the next look at the clock."""
@@ -491,7 +553,7 @@ class _Watch:
         waited = 0.0 if delay is None or self.delay_at is None else max(0.0, delay - self.delay_at)
         head = self.head
         waited = min(waited, wall - head)
-        own = own_run_delay() if self.late_at is not None else None
+        own = self._own = own_run_delay() if self.late_at is not None else None
         late = 0.0 if own is None or self.late_at is None else max(0.0, own - self.late_at)
         late = min(late, wall - head - waited)
         return Spent(wall, max(0.0, now - self.cpu_at), waited, head, late)
@@ -502,6 +564,8 @@ class _Watch:
         left = self.limit - spent.charged
         if left <= 0:
             return True
+        if self._own is not None:
+            self.late_at = self._own
         self._due = time.monotonic() + max(left, 0.001)
         return False
 

@@ -20,7 +20,12 @@ that sleeps or blocks still cannot stall a match: it is charged a third of the t
 sleeps, so it loses on time at the latest after three times its limit.
 Arena reads no clock before it has waited a millisecond (`HEAD_S`): that first
 millisecond is charged in full, and whatever arena itself was late past it (its own
-wait for a CPU) a third, as time the bot may have slept (`Spent.head`).
+wait for a CPU) a third, as time the bot may have slept (`Spent.head`). That is only
+for a bot whose last answer was instant: after a slow one, the clocks are read before
+the request is written, so the answer's CPU is counted from the request and there is
+no head. Arena's own wait for a CPU is left out of the wall time only when it made
+arena see the answer late: after its last look at the clocks, or when the answer was
+there at its first read (a look's late wake-up overlapped the bot's own time).
 Where the machine gives no CPU accounting for the bot (no cgroup), the charge is the
 wall time, and `arena doctor` and the start of a run say so.
 
