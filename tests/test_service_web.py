@@ -272,6 +272,34 @@ def test_the_match_page_shows_seats_result_and_the_replay_viewer(web: Web) -> No
     assert "status: platform-error" in void and 'id="no-replay"' in void
 
 
+def test_a_replay_viewer_page_is_built_once_for_anonymous_readers(
+    web: Web, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stored replay never changes: its page is built once for every anonymous reader;
+    a signed-in reader who may see a seat's private output gets a page of its own."""
+    from arena import viewer as replay_pages
+    from arena.service.web.pages import Built
+
+    built: list[str] = []
+    original = replay_pages.build
+
+    def counting(data: dict[str, Any]) -> str:
+        built.append(data["match"])
+        return original(data)
+
+    monkeypatch.setattr(replay_pages, "build", counting)
+    monkeypatch.setattr(web.client.app.state, "viewer_pages", Built(), raising=False)
+    url = f"/matches/{web.ids['hostile_match']}/replay"
+    first = web.client.get(url).text
+    assert [web.client.get(url).text for _ in range(3)] == [first] * 3
+    assert len(built) == 1
+    owned = web.client.get(url, headers={"Authorization": f"Bearer {web.ids['tokens']['bob']}"})
+    assert owned.status_code == 200 and len(built) == 2
+    assert BOB_DEBUG not in first and BOB_DEBUG in owned.text  # bob's seat: his own debug
+    assert web.client.get(url).text == first  # the owner's page was not kept for the others
+    assert len(built) == 2
+
+
 def test_the_tournament_page_shows_standings_head_to_head_and_void_matches(web: Web) -> None:
     page = web.get(f"/tournaments/{web.ids['tournament']}")
     details = reports.tournament_details(web.store, web.ids["tournament"])

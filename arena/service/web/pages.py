@@ -5,6 +5,8 @@ JSON API compute them), and renders one template. No SQL and no rule lives here.
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -285,7 +287,10 @@ def bot(request: Request, name: str, seen: Seen) -> HTMLResponse:
         request,
         "bot.html",
         bot=details,
-        opponents=by_opponent(store, name, details),
+        # the head-to-head of its every match: read at most once a second, as its plot
+        opponents=views.recent(
+            store, ("opponents", name), lambda: by_opponent(store, name, details)
+        ),
         matches=views.matches(store, seen, name, RECENT),
         submissions=[j.shown() for j in jobs.of(seen.author(), name)] if own else None,
         history=history,
@@ -309,12 +314,55 @@ def match(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
     return show(request, "match.html", match=found, replay=viewable, live=live)
 
 
+class Built:
+    """The replay viewer's pages an anonymous reader gets, by match id, the newest
+    `size`: a recorded match's replay never changes, and its page costs a parse and
+    check of the replay and a walk of the match through the referee (a LEYLO match of
+    570 events: about 150 ms of CPU, half a megabyte). A signed-in reader, who may see
+    some seats' private output, gets a page built for it."""
+
+    def __init__(self, size: int = 32):
+        self.size = size
+        self._pages: OrderedDict[int, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, match_id: int) -> str | None:
+        with self._lock:
+            found = self._pages.get(match_id)
+            if found is not None:
+                self._pages.move_to_end(match_id)
+            return found
+
+    def put(self, match_id: int, html: str) -> None:
+        with self._lock:
+            self._pages[match_id] = html
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+
+
+def _built(request: Request) -> Built:
+    state = request.app.state
+    with _BUILT_LOCK:
+        if getattr(state, "viewer_pages", None) is None:
+            state.viewer_pages = Built()
+    found: Built = state.viewer_pages
+    return found
+
+
+_BUILT_LOCK = threading.Lock()
+
+
 @router.get("/matches/{match_id}/replay", response_class=HTMLResponse)
 def replay(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
     """The replay viewer's page of a stored match (what `arena replay html` writes),
     with the private parts of the seats the viewer may not see left out."""
-    data = views.replay(_store(request), seen, _match_id(match_id))
-    return page(replay_pages.build(data), policy=VIEWER_POLICY)
+    anonymous, built = seen.account is None, _built(request)
+    html = built.get(match_id) if anonymous else None
+    if html is None:
+        html = replay_pages.build(views.replay(_store(request), seen, _match_id(match_id)))
+        if anonymous:
+            built.put(match_id, html)
+    return page(html, policy=VIEWER_POLICY)
 
 
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
