@@ -23,7 +23,7 @@ from arena.status import SeatStatus
 from arena.store import Store
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
-from tests.helpers import TEST_BOTS, bot_ref_for
+from tests.helpers import TEST_BOTS, bot_ref_for, register_unchecked
 
 ATTACKER = str(TEST_BOTS / "deal_from_seed")
 POLITE = str(TEST_BOTS / "polite")
@@ -44,8 +44,14 @@ def old_bot_seed(match_seed: int, seat: int) -> int:
 
 
 def tournament(home: Path, bots: tuple[str, ...], seed: int = 0) -> tuple[Store, int]:
-    """Play a round robin of two-seat, one-round Take That in the database in `home`."""
+    """Play a round robin of two-seat, one-round Take That in the database in `home`.
+
+    `bots` are tests/bots names, stored without their submission check (tests/test_check.py
+    covers it; its matches were most of this file's time), the first as version 1."""
     store = Store(f"sqlite:///{home / 'arena.db'}")
+    for name in bots:
+        if store.latest_version(name) is None:
+            register_unchecked(store, name)
     config = TournamentConfig(
         game="take-that",
         bots=bots,
@@ -86,7 +92,7 @@ def test_the_attacker_succeeds_when_the_seeds_are_derived_the_old_public_way() -
 def test_the_attacker_learns_nothing_in_a_tournament_with_seed_0(
     tmp_path: Path, own_secrets: None
 ) -> None:
-    store, tid = tournament(tmp_path, (ATTACKER, POLITE), seed=0)
+    store, tid = tournament(tmp_path, ("deal_from_seed", "polite"), seed=0)
     attacker = [s for _m, s in store.seat_rows(tournament_id=tid) if s.bot_version_id == 1]
     assert len(attacker) == 4
     assert {s.status for s in attacker} == {"ok"}, [s.detail for s in attacker]
@@ -126,7 +132,7 @@ def starts(store: Store, tid: int) -> list[tuple[int, int, Any, Any]]:
 def test_what_bots_are_given_depends_on_the_secret_not_only_on_the_seed(
     tmp_path: Path, own_secrets: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    bots = (SHOW_START, POLITE)
+    bots = ("show_start", "polite")
     homes = [tmp_path / name for name in ("a", "b", "c")]
     for home in homes:
         home.mkdir()
