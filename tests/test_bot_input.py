@@ -28,7 +28,7 @@ from arena.store import Store
 from arena.submissions import check
 from arena.tournament import runner
 from arena.tournament.config import TournamentConfig
-from tests.helpers import TEST_BOTS, bot_ref_for
+from tests.helpers import TEST_BOTS, bot_ref_for, register_unchecked
 from tests.test_match import spec
 from tests.test_sandbox import start_message
 
@@ -185,9 +185,11 @@ def test_output_after_end_gives_the_same_results_reused_and_fresh(tmp_path: Path
         folder = tmp_path / f"fresh-{fresh}"
         folder.mkdir()
         store = Store(f"sqlite:///{folder / 'arena.db'}")
+        # stored unchecked: a submission check's matches are tests/test_check.py's
+        bots = (register_unchecked(store, "polite"), register_unchecked(store, "trailing_output"))
         config = TournamentConfig(
             game="take-that",
-            bots=(str(TEST_BOTS / "polite"), str(TEST_BOTS / "trailing_output"), "random"),
+            bots=(*bots, "random"),
             rounds=2,
             seed=9,
             decision_timeout=2.0,
