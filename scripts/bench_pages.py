@@ -18,6 +18,7 @@ each page's p99 over the rounds (median, min..max). Measures only what it prints
 
     .venv/bin/python scripts/bench_pages.py
     .venv/bin/python scripts/bench_pages.py --clients 100 --seconds 15 --rounds 3
+    .venv/bin/python scripts/bench_pages.py --pace 2   # 100 clients, 50 pages a second
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seconds", type=float, default=15.0, help="per round (default 15)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
     parser.add_argument(
+        "--pace",
+        type=float,
+        default=0.0,
+        help="seconds from one request of a client to its next (default 0: back to back,"
+        " the service's saturation; 2: 100 clients ask 50 pages a second)",
+    )
+    parser.add_argument(
         "--record-rate",
         type=float,
         default=100.0,
@@ -71,8 +79,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.bots < 2 or args.clients < 1 or args.seconds <= 0 or args.rounds < 1:
         parser.error("--bots >= 2, --clients >= 1, --seconds > 0 and --rounds >= 1")
-    if args.record_rate < 0:
-        parser.error("--record-rate must not be negative")
+    if args.record_rate < 0 or args.pace < 0:
+        parser.error("--record-rate and --pace must not be negative")
     return args
 
 
@@ -130,23 +138,28 @@ def path_of(page: str, turn: int, bots: int, match: int, playing: int) -> str:
 
 
 async def read(
-    url: str, clients: int, seconds: float, bots: int, match: int, playing: list[int]
+    args: argparse.Namespace, url: str, match: int, playing: list[int]
 ) -> dict[str, list[float]]:
-    """`clients` readers for `seconds`, back to back, each page in turn: latencies (ms)
-    by page. `playing[0]`, the match in play, is looked up again every second."""
+    """`args.clients` readers for `args.seconds`, each page in turn, a request every
+    `args.pace` seconds (0: back to back): latencies (ms) by page. `playing[0]`, the
+    match in play, is looked up again every second."""
+    clients, seconds, bots, pace = args.clients, args.seconds, args.bots, args.pace
     found: dict[str, list[float]] = {page: [] for page in PAGES}
     connections = [await Connection.open(url) for _ in range(clients)]
     deadline = time.monotonic() + seconds
 
     async def reader(k: int) -> None:
         turn = k
+        await asyncio.sleep(pace * k / clients)  # paced clients spread over a period
         while time.monotonic() < deadline:
+            due = time.monotonic() + pace
             page = PAGES[turn % len(PAGES)]
             path = path_of(page, turn // len(PAGES), bots, match, playing[0])
             began = time.perf_counter()
             await connections[k].get(path)
             found[page].append((time.perf_counter() - began) * 1000)
             turn += 1
+            await asyncio.sleep(max(0.0, due - time.monotonic()))
 
     async def finder() -> None:  # off the clock: its own connection, not counted
         looking = await Connection.open(url)
@@ -195,7 +208,7 @@ def measure(args: argparse.Namespace, url: str, tid: int, served: str, pid: int,
     assert done.get(timeout=120) == "ready"
     load = os.getloadavg()[0]
     began, cpu = time.monotonic(), cpu_seconds(pid)
-    found = asyncio.run(read(served, args.clients, args.seconds, args.bots, match, playing))
+    found = asyncio.run(read(args, served, match, playing))
     elapsed, cpu = time.monotonic() - began, cpu_seconds(pid) - cpu
     stop.set()
     count, spent = done.get(timeout=120)
@@ -222,8 +235,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         match, first = wait_for_ladder(served)
         playing = [first]
         print(
-            f"sqlite, web pages, {args.bots} bots, {args.clients} clients back to back,"
-            f" {args.seconds:g} s a round, {args.rounds} rounds; matches recorded meanwhile:"
+            f"sqlite, web pages, {args.bots} bots, {args.clients} clients"
+            + (f" each asking every {args.pace:g} s," if args.pace else " back to back,")
+            + f" {args.seconds:g} s a round, {args.rounds} rounds; matches recorded meanwhile:"
             f" {args.record_rate:g}/s and the open ladder's ({LADDER_GAME}, random v"
             f" first-legal); server {served}"
         )

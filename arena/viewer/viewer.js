@@ -225,6 +225,8 @@
     const box = el("div", "result");
     box.id = "result";
     META.result.forEach((line, i) => add(box, el("div", i === 0 ? "winner" : "rank", line)));
+    /* a live match over, not recorded yet: its ranks come with its record */
+    if (LIVE && !META.result.length) add(box, el("div", "winner", "The match is over: its result shows once it is recorded."));
     return box;
   }
 
