@@ -14,8 +14,8 @@ what it prints; bounded by --seconds per count plus the set-up.
 
 Goal (issue 34): leaderboard p99 under 50 ms at 100 clients while >= 100 matches/s
 are recorded. The server's CPU time per request is printed too: on a loaded machine
-latency measures the machine, CPU time the service (and the client's that the load
-generator is not what is measured).
+latency measures the machine, CPU time the service; the client's shows that the load
+generator is not what is measured.
 
     .venv/bin/python scripts/bench_service.py
     .venv/bin/python scripts/bench_service.py --postgres "$ARENA_TEST_POSTGRES"
