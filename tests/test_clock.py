@@ -302,6 +302,32 @@ def test_arena_is_late_to_an_answer_only_by_its_wait_after_the_last_look(
     assert spent.late == pytest.approx(0.05)  # not 0.35
 
 
+@pytest.mark.parametrize(
+    ("cpu_used", "runnable", "over"),
+    [(0.015, True, False), (0.015, False, True), (0.06, True, True)],
+)
+def test_a_bot_waiting_for_a_cpu_at_a_look_is_not_yet_over_its_limit(
+    monkeypatch: pytest.MonkeyPatch, cpu_used: float, runnable: bool, over: bool
+) -> None:
+    """The kernel adds a wait for a CPU to the run delay only when it ends: a polite bot
+    that the machine starves (15 ms of CPU, 170 ms of wall, 12 ms of waiting counted so
+    far) is ready to run at the look, so the verdict waits for the next look. Asleep, its
+    wall time counts; over its limit in CPU, it is over whatever its state (found beside
+    a CPU hog at load 13: 8 timeouts in 2,275 decisions, each with 140-200 ms of wall time
+    neither CPU nor counted waiting)."""
+    from arena.players import process
+
+    monkeypatch.setattr(process, "own_run_delay", lambda: None)
+    monkeypatch.setattr(process, "time", _Clock(100.001, 100.17, 100.17))
+    delays = iter([0.0, 0.012]).__next__
+    watch = process._Watch(
+        100.0, 0.05, iter([1.0, 1.0 + cpu_used]).__next__, delays, runnable=lambda: runnable
+    )
+    assert watch.over() is over
+    if not over:
+        assert watch.next_check() == pytest.approx(100.171)  # looks again a millisecond on
+
+
 class _Counted:
     """A sandbox stand-in whose CPU and run-delay clocks give scripted readings in turn."""
 
@@ -531,3 +557,27 @@ def test_the_limit_counts_from_the_write_not_from_arena_s_work_before_it(
     monkeypatch.setattr(session_module, "time", _Clock(10.0, 10.2))
     assert bot.decide(REQUEST, 10.25) == 4
     assert seen == [pytest.approx(10.45)]
+
+
+def test_a_sandboxed_bot_is_runnable_while_it_computes_and_not_while_it_sleeps(
+    tmp_path: Path,
+) -> None:
+    """What `_Watch` asks of the sandbox at a look over the limit (Sandboxed.runnable)."""
+    from arena.sandbox.limits import Limits
+    from arena.sandbox.start import launch
+
+    (tmp_path / "bot.py").write_text(
+        "import sys, time\nprint('sleeping', flush=True)\ntime.sleep(60)\n"
+    )
+    (tmp_path / "busy.py").write_text("print('busy', flush=True)\nwhile True:\n    pass\n")
+    for script, expected in (("bot.py", False), ("busy.py", True)):
+        box = launch(["python3", script], tmp_path, Limits())
+        try:
+            assert box.process.stdout is not None
+            box.process.stdout.readline()  # it has started and printed: now past that
+            if expected:
+                assert box.runnable()
+            else:  # asleep as soon as its print is flushed: wait for that state
+                assert any(not box.runnable() for _ in range(10_000))
+        finally:
+            box.kill()

@@ -327,7 +327,7 @@ class ProcessTransport:
                         self._late_first_read(self.last_spent, limit, marks)
                     return line
                 self._buffer += chunk
-        watch = _Watch(began, limit, self._cpu_seconds, self._run_delay, marks)
+        watch = _Watch(began, limit, self._cpu_seconds, self._run_delay, marks, self._runnable)
         self._mark_next = watch.cpu_at is not None
         while True:
             try:
@@ -345,6 +345,10 @@ class ProcessTransport:
     def _cpu_seconds(self) -> float | None:
         """The CPU seconds the bot's process tree has used (None: not counted here)."""
         return self.sandbox.tree_cpu_seconds() if self.sandbox is not None else None
+
+    def _runnable(self) -> bool:
+        """Whether the bot's main process is running or waiting for a CPU right now."""
+        return self.sandbox.runnable() if self.sandbox is not None else False
 
     def _run_delay(self) -> float | None:
         """How long the bot's main process has waited for a CPU so far (None: unknown)."""
@@ -511,9 +515,17 @@ class _Watch:
     """
 
     def __init__(
-        self, began: float, limit: float, cpu: Any, delay: Any, marks: _Marks | None = None
+        self,
+        began: float,
+        limit: float,
+        cpu: Any,
+        delay: Any,
+        marks: _Marks | None = None,
+        runnable: Any = None,
     ):
         self.began, self.limit, self._cpu, self._delay = began, limit, cpu, delay
+        #: Whether the bot is running or ready to run now (None: not known).
+        self._runnable = runnable
         #: The CPU clock when its counting began, and how long after the request that was.
         self.cpu_at: float | None
         #: Arena's own thread's run delay at the last look (None: not counted): only its
@@ -562,12 +574,24 @@ class _Watch:
         """Look at the clock: True when the answer has used its limit, else when to look next."""
         self._last = spent = self.spent()
         left = self.limit - spent.charged
-        if left <= 0:
+        if left <= 0 and not self._uncounted_wait(spent):
             return True
         if self._own is not None:
             self.late_at = self._own
         self._due = time.monotonic() + max(left, 0.001)
         return False
+
+    def _uncounted_wait(self, spent: Spent) -> bool:
+        """Whether an answer over its limit by the wall part alone may be waiting for a
+        CPU right now: the kernel counts a wait in the run delay only once it ends, so a
+        bot starved by the machine at this very look would be charged its wait. Then the
+        verdict waits for the next look, a millisecond on: by then the bot has had a CPU
+        (its CPU or its answer counts) or is asleep (its wall time counts). A bot cannot
+        stay in that state for free: ready to run, it either runs (CPU) or the machine
+        is starved, which is no fault of the bot's."""
+        if self._runnable is None or spent.cpu is None or spent.cpu > self.limit:
+            return False
+        return bool(self._runnable())
 
     def verdict(self, spent: Spent | None = None) -> str:
         """The timeout's detail: what was charged (`spent`, else the last look), of what limit."""

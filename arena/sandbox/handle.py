@@ -141,6 +141,22 @@ class Sandboxed:
             return None
         return total / 1e9
 
+    def runnable(self) -> bool:
+        """Whether a thread of the bot's main process is running or ready to run (state R
+        in /proc/PID/task/*/stat). The kernel adds a wait for a CPU to the run delay only
+        when it ends: a bot waiting now has that wait still uncounted."""
+        pid = self._bot_pid()
+        if pid is None:
+            return False
+        try:
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/stat", "rb") as stat:
+                    if stat.read().rpartition(b")")[2].split()[0] == b"R":
+                        return True
+        except (OSError, IndexError):
+            return False
+        return False
+
     def tree_cpu_seconds(self) -> float | None:
         """CPU time used so far by the bot's whole process tree (its cgroup), or None where
         the machine does not count it: what an answer is charged (arena.protocol.clock)."""
