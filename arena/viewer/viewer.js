@@ -217,7 +217,12 @@
     relabelLog();
     for (const item of log.querySelectorAll(".current")) item.classList.remove("current");
     logItems[state.index].classList.add("current");
-    if (!api.batch) logItems[state.index].scrollIntoView({block: "nearest"});
+    if (api.batch) return;
+    /* a live page follows the match in the list alone: the table stays where the
+       reader scrolled the page (scrollIntoView would scroll the page to the list) */
+    const shown = logItems[state.index];
+    if (LIVE) log.scrollTop = Math.max(0, shown.offsetTop - log.offsetTop - log.clientHeight / 2);
+    else shown.scrollIntoView({block: "nearest"});
   }
 
   /* The end of the match: the winner, then every rank (arena/viewer/events.py). */
