@@ -108,7 +108,9 @@ def test_bad_input_is_one_line_and_exit_code_2(
 def test_bot_submit_is_content_addressed(tmp_path: Path) -> None:
     bot = tmp_path / "mybot"
     bot.mkdir()
-    (bot / "bot.toml").write_text('name = "mybot"\ncommand = ["python3", "bot.py"]\n')
+    # one game: each submission's check plays it only (every game's check is test_check's)
+    toml = 'name = "mybot"\ncommand = ["python3", "bot.py"]\ngames = ["take-that"]\n'
+    (bot / "bot.toml").write_text(toml)
     source = (ROOT / "tests" / "bots" / "polite" / "bot.py").read_text()
     (bot / "bot.py").write_text(source)
     home = ["--home", str(tmp_path / "home")]
