@@ -84,11 +84,13 @@ def readable_by_nobody(paths: list[Path]) -> list[str]:
 
 
 def bot_copy(tmp_path: Path, source: Path, name: str) -> Path:
+    """A copy of `source` named `name`, declaring take-that only: the games these tests play
+    (its submission check then plays one game, not four)."""
     folder = tmp_path / name
     shutil.copytree(source, folder, ignore=shutil.ignore_patterns("first-legal", "__pycache__"))
     toml = folder / "bot.toml"
-    lines = toml.read_text().splitlines()
-    toml.write_text("\n".join([f'name = "{name}"', *lines[1:]]) + "\n")
+    lines = [line for line in toml.read_text().splitlines()[1:] if not line.startswith("games")]
+    toml.write_text("\n".join([f'name = "{name}"', 'games = ["take-that"]', *lines]) + "\n")
     return folder
 
 
