@@ -81,10 +81,12 @@ def stored(home: Path) -> list[Path]:
 
 
 def polite_folder(folder: Path, name: str = "mybot") -> Path:
-    """A submittable bot: the polite test bot's code under `name`."""
+    """A submittable bot: the polite test bot's code under `name`, declaring take-that only
+    (each submission's check plays one game; tests/test_check.py's play every game)."""
     folder.mkdir(parents=True)
     shutil.copy(POLITE / "bot.py", folder / "bot.py")
-    (folder / "bot.toml").write_text(f'name = "{name}"\ncommand = ["python3", "bot.py"]\n')
+    toml = f'name = "{name}"\ncommand = ["python3", "bot.py"]\ngames = ["take-that"]\n'
+    (folder / "bot.toml").write_text(toml)
     return folder
 
 
