@@ -40,7 +40,7 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_service import GAME, Connection, build, cpu_seconds, percentile, record
+from bench_service import GAME, Connection, build, cpu_seconds, percentile, read_paths, record
 
 #: The ladder's game: not the bench bots' (they declare Take That only, so the ladder
 #: plays only the bundled bots, which run).
@@ -143,25 +143,14 @@ async def read(
     """`args.clients` readers for `args.seconds`, each page in turn, a request every
     `args.pace` seconds (0: back to back): latencies (ms) by page. `playing[0]`, the
     match in play, is looked up again every second."""
-    clients, seconds, bots, pace = args.clients, args.seconds, args.bots, args.pace
+    bots = args.bots
     found: dict[str, list[float]] = {page: [] for page in PAGES}
-    connections = [await Connection.open(url) for _ in range(clients)]
-    deadline = time.monotonic() + seconds
 
-    async def reader(k: int) -> None:
-        turn = k
-        await asyncio.sleep(pace * k / clients)  # paced clients spread over a period
-        while time.monotonic() < deadline:
-            due = time.monotonic() + pace
-            page = PAGES[turn % len(PAGES)]
-            path = path_of(page, turn // len(PAGES), bots, match, playing[0])
-            began = time.perf_counter()
-            await connections[k].get(path)
-            found[page].append((time.perf_counter() - began) * 1000)
-            turn += 1
-            await asyncio.sleep(max(0.0, due - time.monotonic()))
+    def choose(turn: int) -> tuple[str, str]:
+        page = PAGES[turn % len(PAGES)]
+        return page, path_of(page, turn // len(PAGES), bots, match, playing[0])
 
-    async def finder() -> None:  # off the clock: its own connection, not counted
+    async def finder(deadline: float) -> None:  # off the clock: its own connection
         looking = await Connection.open(url)
         try:
             while time.monotonic() < deadline:
@@ -172,12 +161,7 @@ async def read(
         finally:
             looking.close()
 
-    try:
-        await asyncio.gather(finder(), *(reader(k) for k in range(clients)))
-    finally:
-        for connection in connections:
-            connection.close()
-    return found
+    return await read_paths(url, args.clients, args.seconds, args.pace, choose, found, finder)
 
 
 def sizes(url: str, bots: int, match: int, playing: int) -> None:

@@ -46,7 +46,7 @@ import tarfile
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -223,6 +223,23 @@ async def read(
     """`clients` readers, a connection each, for `seconds`, each starting a request every
     `pace` seconds (0: as soon as its last one is answered): latencies (ms) by page."""
     found: dict[str, list[float]] = {"leaderboard": [], "bot": [], "home": []}
+    return await read_paths(
+        url, clients, seconds, pace, lambda turn: paths(turn, bots, pages), found
+    )
+
+
+async def read_paths(
+    url: str,
+    clients: int,
+    seconds: float,
+    pace: float,
+    choose: Callable[[int], tuple[str, str]],
+    found: dict[str, list[float]],
+    beside: Callable[[float], Awaitable[None]] | None = None,
+) -> dict[str, list[float]]:
+    """The readers of `read` (and scripts/bench_pages.py): reader k asks for `choose(turn)`
+    (a page's name and path) for turns k, k + 1, ...; its latency (ms) goes to `found`
+    under the page's name. `beside(deadline)` runs alongside, off the clock."""
     connections = [await Connection.open(url) for _ in range(clients)]
     deadline = time.monotonic() + seconds
 
@@ -231,15 +248,16 @@ async def read(
         await asyncio.sleep(pace * k / clients)  # paced clients spread over a period
         while time.monotonic() < deadline:
             due = time.monotonic() + pace
-            page, path = paths(turn, bots, pages)
+            page, path = choose(turn)
             began = time.perf_counter()
             await connections[k].get(path)
             found[page].append((time.perf_counter() - began) * 1000)
             turn += 1
             await asyncio.sleep(max(0.0, due - time.monotonic()))
 
+    extra = [beside(deadline)] if beside is not None else []
     try:
-        await asyncio.gather(*(reader(k) for k in range(clients)))
+        await asyncio.gather(*extra, *(reader(k) for k in range(clients)))
     finally:
         for connection in connections:
             connection.close()
