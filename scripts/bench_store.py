@@ -3,7 +3,8 @@
 Builds a database (SQLite by default, any URL with --db) holding --matches recorded
 matches of --bots bots (3 seats each, with replays), spread over --tournaments
 tournaments, by inserting the rows directly in bulk. Then it times what the CLI
-calls: `reports.leaderboard` (arena leaderboard), `reports.bot_details` (arena bot
+calls: `reports.leaderboard` (arena leaderboard), `Store.opponents` (the read behind
+its pools, which the service's boards refresh), `reports.bot_details` (arena bot
 show), `reports.tournament_details` (arena tournament show, of the largest
 tournament), and `Store.record` of one match with its TrueSkill update. Each is
 run --rounds times; the median and min..max of wall time, with CPU time beside it.
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import insert, text
+from sqlmodel import SQLModel
 
 from arena.errors import StoreError
 from arena.results import rating, reports
@@ -77,17 +79,19 @@ def build(store: Store, matches: int, bots: int, tournaments: int, replay_bytes:
         skill = {b + 1: Skill.initial() for b in range(bots)}
         # version -> [rated seats, games, wins, score sum, forfeits]
         tally = {b + 1: [0, 0, 0, 0.0, 0] for b in range(bots)}
+        links: set[tuple[int, int]] = set()  # (tournament, version) of the rated seats
         chunk = 10_000
         for start in range(0, matches, chunk):
             match_rows, seat_rows, replay_rows = [], [], []
             for m in range(start, min(matches, start + chunk)):
                 lineup = rng.sample(range(1, bots + 1), SEATS)
+                tid = min(m // per + 1, tournaments)
+                links.update((tid, v) for v in lineup)
                 match_rows.append(
-                    {"id": m + 1, "tournament_id": m // per + 1 if m // per < tournaments
-                     else tournaments, "number": m, "game": GAME, "game_version": 1,
-                     "seed": rng.getrandbits(48), "lineup": lineup, "recorded": True,
-                     "status": "forfeit" if m % 50 == 0 else "normal", "seconds": 0.1,
-                     "recorded_at": stamp}
+                    {"id": m + 1, "tournament_id": tid, "number": m, "game": GAME,
+                     "game_version": 1, "seed": rng.getrandbits(48), "lineup": lineup,
+                     "recorded": True, "status": "forfeit" if m % 50 == 0 else "normal",
+                     "seconds": 0.1, "recorded_at": stamp}
                 )  # fmt: skip
                 replay_rows.append({"match_id": m + 1, "replay": replay})
                 for seat, version in enumerate(lineup):
@@ -123,6 +127,14 @@ def build(store: Store, matches: int, bots: int, tournaments: int, replay_bytes:
                 for v, s in skill.items()
             ],
         )  # fmt: skip
+        if "poollink" in SQLModel.metadata.tables:  # the rating pools' links, as recorded
+            db.execute(
+                insert(SQLModel.metadata.tables["poollink"]),
+                [
+                    {"game": GAME, "game_version": 1, "unit": t, "bot_version_id": v}
+                    for t, v in sorted(links)
+                ],
+            )
         if db.dialect.name == "postgresql":  # explicit ids: move the sequences on
             for table in ("bot", "botversion", "tournament", "match"):
                 sequence = f"pg_get_serial_sequence('{table}', 'id')"
@@ -188,6 +200,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         timed(
             "leaderboard (arena leaderboard)", args.rounds, lambda: reports.leaderboard(store, GAME)
+        )
+        timed(
+            "rating pools' read (Store.opponents)",
+            args.rounds,
+            lambda: store.opponents(GAME, 1),
         )
         timed("bot show (arena bot show)", args.rounds, lambda: reports.bot_details(store, "bot07"))
         timed(

@@ -195,7 +195,7 @@ def test_issue_12_a_first_revision_database_with_results_upgrades_and_keeps_ever
 
     said: list[str] = []
     store = Store(url, notify=said.append)
-    assert said == ["upgrading the database from revision 0001 to 0007"]
+    assert said == ["upgrading the database from revision 0001 to 0008"]
     with engine.connect() as connection:
         assert migrations.current(connection) == migrations.head()
         assert old_rows(connection) == before  # every row, every old column, every replay
@@ -307,7 +307,7 @@ def test_a_database_made_before_migrations_is_upgraded_from_none(
         connection.execute(text("DROP TABLE alembic_version"))  # made by create_all at e68b507
     said: list[str] = []
     store = Store(url, notify=said.append)
-    assert said == ["upgrading the database from revision none (made before migrations) to 0007"]
+    assert said == ["upgrading the database from revision none (made before migrations) to 0008"]
     assert reports.leaderboard(store, "take-that") == reports.leaderboard(played, "take-that")
     engine.dispose()
 
@@ -370,11 +370,11 @@ def test_arena_db_current_and_upgrade(played: Store, tmp_path: Path) -> None:
     base = ["--home", str(tmp_path), "--db", url]
     shown = cli.invoke(app, [*base, "db", "current", "--json"])
     assert shown.exit_code == 0, shown.output
-    assert '"revision":"0001"' in shown.stdout and '"newest":"0007"' in shown.stdout
+    assert '"revision":"0001"' in shown.stdout and '"newest":"0008"' in shown.stdout
     upgraded = cli.invoke(app, [*base, "db", "upgrade"])
     assert upgraded.exit_code == 0, upgraded.output
-    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0007"
-    assert "at revision 0007" in upgraded.stdout
+    assert upgraded.stderr.strip() == "upgrading the database from revision 0001 to 0008"
+    assert "at revision 0008" in upgraded.stdout
     again = cli.invoke(app, [*base, "db", "upgrade"])
     assert again.exit_code == 0 and again.stderr == ""
 
@@ -466,7 +466,7 @@ def test_0006_finds_suspensions_by_the_runners_rule(tmp_path: Path) -> None:
     store.close()
     said: list[str] = []
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}", notify=said.append)
-    assert said == ["upgrading the database from revision 0005 to 0007"]
+    assert said == ["upgrading the database from revision 0005 to 0008"]
     assert store.suspensions(two) == [
         SuspensionRecord(b, ids[2], 2),
         SuspensionRecord(c, ids[5], 2),
@@ -480,3 +480,56 @@ def test_0006_finds_suspensions_by_the_runners_rule(tmp_path: Path) -> None:
 def test_the_newest_revision_known_without_alembic_is_the_scripts_head() -> None:
     # arena.store opens a database at the newest revision without importing Alembic
     assert migrations.HEAD == migrations.head() == migrations.scripts_head()
+
+
+def test_0008_links_the_rated_seats_recorded_before_as_recording_does(url: str) -> None:
+    """The pool links of a database of before are what recording would have stored:
+    per tournament its rated versions; a match of no tournament through its lowest
+    rated version; none for a void or unrated match. The pools stay the same."""
+    store = Store(url)
+    a, b, c, d = (store.add_bot_version(n, n * 64, "/x", ["x"], ["*"]).id or 0 for n in "abcd")
+
+    def played(lineups: list[list[int]], rated: bool = True) -> int:
+        schedule = [
+            Match(number=i, game="take-that", game_version=1, seed=i, lineup=lineup)
+            for i, lineup in enumerate(lineups)
+        ]
+        tid = store.create_tournament(
+            Tournament(
+                name="t", game="take-that", game_version=1, format="round-robin", players=2,
+                rounds=1, seed=1, variant={}, settings={},
+            ),
+            schedule,
+        )  # fmt: skip
+        for match in store.matches(tid):
+            seats = [SeatRecord(i, v, 1 - i, i + 1, "ok") for i, v in enumerate(match.lineup)]
+            store.record(
+                MatchRecord(match.id or 0, "normal", seats), (lambda s: s) if rated else None
+            )
+        return tid
+
+    first, second = played([[a, b], [b, a]]), played([[c, d]])
+    played([[a, c]], rated=False)  # recorded without a rating: links nobody
+    with store.write() as s:  # a match of no tournament, as databases of before may hold
+        lone = Match(number=0, game="take-that", game_version=1, seed=1, lineup=[d, b])
+        s.add(lone)
+        s.flush()
+        lone_id = lone.id or 0
+    seats = [SeatRecord(0, d, 1, 1, "ok"), SeatRecord(1, b, 0, 2, "ok")]
+    store.record(MatchRecord(lone_id, "normal", seats), lambda s: s)
+    recorded = sorted(store.opponents("take-that", 1))
+    assert recorded == sorted(
+        [(first, a), (first, b), (second, c), (second, d), (-min(b, d), b), (-min(b, d), d)]
+    )
+    board = reports.leaderboard(store, "take-that")
+    with store.writer.begin() as db:  # the database of before: no links
+        db.execute(text("DROP TABLE poollink"))
+        db.execute(text("UPDATE alembic_version SET version_num = '0007'"))
+    store.close()
+    said: list[str] = []
+    store = Store(url, notify=said.append)
+    assert said == ["upgrading the database from revision 0007 to 0008"]
+    assert sorted(store.opponents("take-that", 1)) == recorded
+    assert reports.leaderboard(store, "take-that") == board
+    assert {row["pool"] for row in board} == {1}  # the lone match joins the two pools
+    store.close()

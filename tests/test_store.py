@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from sqlalchemy import inspect, text
 
+import arena.store.recording as recording
 from arena.errors import StoreError
 from arena.results import headtohead, rating, reports
 from arena.store import (
@@ -451,7 +452,8 @@ def _stored(store: Store, tid: int) -> tuple[Any, ...]:
     )
     board = [(r.bot, r.version, r.mu, r.sigma) for r in store.leaderboard("take-that", 1)]
     replays = [store.replay(m.id or 0) for m in store.matches(tid)]
-    return seats, ratings, board, replays, store.match_counts(tid)
+    links = sorted(store.opponents("take-that", 1))
+    return seats, ratings, board, replays, store.match_counts(tid), links
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -477,9 +479,10 @@ def test_a_batch_stores_exactly_what_one_match_at_a_time_stores(
                 start += size
             stored.append(_stored(store, tid))
             assert counters(store) == counted_afresh(store)  # the counters count every seat
+            assert set(store.opponents("take-that", 1)) == units_of(store)
             store.close()
     assert stored[0] == stored[1]
-    _seats, ratings, _board, _replays, counts = stored[1]
+    _seats, ratings, _board, _replays, counts, _links = stored[1]
     assert counts == (60, 60) and len(ratings) == 6
 
 
@@ -559,7 +562,7 @@ def test_issue_30_rows_stored_before_the_escape_read_back_as_they_were(store: St
         db.execute(text("UPDATE alembic_version SET version_num = '0003'"))
     told: list[str] = []
     again = Store(store.url, notify=told.append)
-    assert told == ["upgrading the database from revision 0003 to 0007"]
+    assert told == ["upgrading the database from revision 0003 to 0008"]
     seats = [seat for _match, seat in again.seat_rows(tournament_id=tid)]
     assert [(seat.stderr, seat.detail) for seat in seats] == [(old, old), (old, old)]
     assert [m.error for m in again.matches(tid)] == [old]
@@ -667,3 +670,90 @@ def test_a_suspension_names_a_match_of_its_batch_once(store: Store) -> None:
     with pytest.raises(ValueError, match="suspended twice"):
         store.record(record, suspensions=[SuspensionRecord(a, first, 5)] * 2)
     assert store.match_counts(tid) == (0, 2)  # refused before anything was written
+
+
+# ----- the rating pools' links ------------------------------------------------------
+def units_of(store: Store, game: str = "take-that", rules: int = 1) -> set[tuple[int, int]]:
+    """(unit, version) of every rated seat, worked out from the seats: the match's
+    tournament, or minus the lowest rated version of a match outside any."""
+    rated = [
+        (m, seat)
+        for m, seat in store.seat_rows(game)
+        if seat.mu_after is not None and m.game_version == rules
+    ]
+    lowest: dict[int, int] = {}
+    for m, seat in rated:
+        lowest[m.id or 0] = min(lowest.get(m.id or 0, seat.bot_version_id), seat.bot_version_id)
+    unit = {
+        m.id: m.tournament_id if m.tournament_id is not None else -lowest[m.id or 0]
+        for m, _ in rated
+    }
+    return {(unit[m.id], seat.bot_version_id) for m, seat in rated}
+
+
+def outside_tournaments(store: Store, lineup: list[int]) -> int:
+    """A match of no tournament (as databases of before may hold), scheduled; its id."""
+    with store.write() as s:
+        match = Match(number=0, game="take-that", game_version=1, seed=1, lineup=lineup)
+        s.add(match)
+        s.flush()
+        return match.id or 0
+
+
+def test_pool_links_are_stored_with_the_rated_seats_once_each(store: Store) -> None:
+    """`opponents` reads the links recording stores: each rated seat's (unit, version)
+    once, none for a void or unrated match, none of a batch that failed; a link another
+    recorder stored meanwhile is skipped, not a reason to void the match."""
+    rng = random.Random(4)
+    tid, records = _random_schedule(store, rng, 30)
+    store.record_many([(r, _rater(r)) for r in records[:20]])
+    rated = {(tid, s.bot_version_id) for r in records[:20] if _rater(r) for s in r.seats}
+    assert set(store.opponents("take-that", 1)) == units_of(store) == rated
+
+    def broken(before: list[Skill]) -> list[Skill]:
+        raise ZeroDivisionError
+
+    newcomer = store.add_bot_version("newcomer", "e" * 64, "/x", ["x"], ["*"]).id or 0
+    other = store.create_tournament(
+        tournament(seed=2), [Match(number=0, game="take-that", seed=1, lineup=[newcomer, 1])]
+    )
+    [late] = store.matches(other)
+    seats = [SeatRecord(0, newcomer, 1, 1, "ok"), SeatRecord(1, 1, 0, 2, "ok")]
+    with pytest.raises(ZeroDivisionError):
+        store.record(MatchRecord(late.id or 0, "normal", seats), broken)
+    assert set(store.opponents("take-that", 1)) == rated  # nothing of the failed batch
+    with store.writer.begin() as db:  # as if another recorder had just stored one of them
+        db.execute(
+            text("INSERT INTO poollink VALUES ('take-that', 1, :t, :v)"),
+            {"t": other, "v": newcomer},
+        )
+    store.record(MatchRecord(late.id or 0, "normal", seats), lambda before: before)
+    assert store.void_matches(other) == 0
+    store.record_many([(r, _rater(r)) for r in records[20:]])
+    lone = outside_tournaments(store, [newcomer, 2, 3])
+    seats = [SeatRecord(0, newcomer, 1, 1, "ok"), SeatRecord(1, 2, 0, 2, "ok")]
+    store.record(MatchRecord(lone, "normal", [*seats, SeatRecord(2, 3, 0, 2, "ok")]), lambda b: b)
+    links = store.opponents("take-that", 1)
+    assert len(links) == len(set(links))  # once each
+    assert set(links) == units_of(store)
+    assert {(u, v) for u, v in links if u < 0} == {(-2, newcomer), (-2, 2), (-2, 3)}
+    assert store.opponents("take-that", 2) == []
+
+
+def test_pool_links_on_a_database_without_a_skipping_insert(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another SQLAlchemy database: the links stored already are read first and left out."""
+    monkeypatch.setattr(recording, "_SKIPPING_INSERTS", {})
+    recording._link_insert.cache_clear()
+    monkeypatch.setattr(recording, "_link_insert", recording._link_insert.__wrapped__)
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    a, b = two_bots(store)
+    schedule = [Match(number=i, game="take-that", seed=i, lineup=[a, b]) for i in range(2)]
+    tid = store.create_tournament(tournament(), schedule)
+    for match in store.matches(tid):
+        seats = [SeatRecord(0, a, 1, 1, "ok"), SeatRecord(1, b, 0, 2, "ok")]
+        store.record(MatchRecord(match.id or 0, "normal", seats), lambda before: before)
+    assert store.void_matches(tid) == 0
+    assert sorted(store.opponents("take-that", 1)) == [(tid, a), (tid, b)]
+    store.close()

@@ -261,6 +261,23 @@ class Rating(SQLModel, table=True):
     updated_at: datetime = Field(default_factory=now)
 
 
+class PoolLink(SQLModel, table=True):
+    """A bot version with a rated seat in a unit of play at a game's rules version: the
+    edges of the rating pools' graph (`Store.opponents`, arena.results.rating.pools).
+
+    Written in the transaction that records the seat (`Store.record`), once per pair,
+    so it grows with the tournaments and versions, not with the matches (migration
+    0008 filled it from the seats of before). The unit is the match's tournament; a
+    match outside any tournament is linked through its lowest rated version (the unit
+    is minus that version's id), which joins the same versions as a unit per match.
+    """
+
+    game: str = Field(primary_key=True)
+    game_version: int = Field(primary_key=True)
+    unit: int = Field(primary_key=True)
+    bot_version_id: int = Field(foreign_key="botversion.id", primary_key=True)
+
+
 class Secret(SQLModel, table=True):
     """The database's secret key for match seeds (arena.match.seeds): one row, made once,
     never shown."""

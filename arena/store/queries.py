@@ -3,8 +3,9 @@ matches behind a tournament's views, head-to-head and a bot's page, replays,
 suspensions.
 
 The all-time leaderboard reads the rating rows alone (their running counters: its
-cost does not grow with the matches); a tournament's board counts that tournament's
-seats by arena.store.counting, as the counters were counted. No read loads a replay
+cost does not grow with the matches), its rating pools the pool links; a tournament's
+board counts that tournament's seats by arena.store.counting, as the counters were
+counted. No read loads a replay
 but `replay`: they live in their own table.
 """
 
@@ -29,6 +30,7 @@ from arena.store.models import (
     Match,
     MatchReplay,
     MatchSeat,
+    PoolLink,
     Rating,
     Suspension,
     Tournament,
@@ -153,25 +155,18 @@ class Queries(Database):
             return statistics(s, game, rules, tournament_id)
 
     def opponents(self, game: str, rules: int) -> list[tuple[int, int]]:
-        """Who played where at a game's rules version: (tournament id, version) for every
-        version with a rated seat in it, for `rating.pools`.
+        """Who played where at a game's rules version: (unit, version) for every version
+        with a rated seat in a unit, for `rating.pools`: the stored pool links
+        (`PoolLink`), one indexed read whose size grows with the tournaments and
+        versions, not with the matches.
 
         A tournament is the unit, not a match: every format's schedule links the bots
         that play in it (a round robin's pairings, a gauntlet's challenger, a ladder's
-        groups, recorded in schedule order), and this read is a third of the cost of
-        listing every match's seats (87 against 224 ms over 100,000 matches). A match
-        outside any tournament counts as one of its own (negative id: no clash).
+        groups, recorded in schedule order). A match outside any tournament is linked
+        through its lowest rated version (a negative unit: no clash with a tournament).
         """
-        unit = func.coalesce(col(Match.tournament_id), -col(Match.id))
-        query = (
-            select_columns(unit, col(MatchSeat.bot_version_id))
-            .join(Match, col(Match.id) == col(MatchSeat.match_id))
-            .where(
-                col(Match.game) == game,
-                col(Match.game_version) == rules,
-                col(MatchSeat.mu_after).is_not(None),
-            )
-            .distinct()
+        query = select_columns(col(PoolLink.unit), col(PoolLink.bot_version_id)).where(
+            col(PoolLink.game) == game, col(PoolLink.game_version) == rules
         )
         with self.read() as s:
             return [(int(t), int(v)) for t, v in s.execute(query).all()]

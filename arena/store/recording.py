@@ -1,5 +1,6 @@
 """Recording: the batched writes of finished matches, with their seats, ratings,
-replays and the suspensions they caused, in one transaction per batch.
+replays, the suspensions they caused and the rating pools' links, in one transaction
+per batch.
 
 The tournament runner records results strictly in schedule order; each match is
 rated under the rules version it was played under, from its seats' skills as the
@@ -12,13 +13,14 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, insert, update
 from sqlalchemy import select as select_columns
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DataError, IntegrityError
 from sqlmodel import col
 
@@ -29,7 +31,7 @@ from arena.match.results import SeatResult
 from arena.skill import Skill
 from arena.status import MatchStatus
 from arena.store.database import Database
-from arena.store.models import Match, MatchReplay, MatchSeat, Rating, Suspension, now
+from arena.store.models import Match, MatchReplay, MatchSeat, PoolLink, Rating, Suspension, now
 from arena.store.records import Inherit, MatchRecord, Rater, SuspensionRecord
 
 
@@ -69,7 +71,8 @@ class Recording(Database):
         batch left them) are read, `rate(before)` gives the new ones, and both are
         stored. A match already recorded is left alone, so recording twice cannot
         duplicate it; the batch commits whole or not at all. The leaderboard's
-        counters on the rating rows (`Rating.games`, ...) move with it.
+        counters on the rating rows (`Rating.games`, ...) move with it, and the
+        rating pools' links (`PoolLink`) of its rated seats are added.
 
         A match whose result the database refuses (its data, not the database's
         state: `_DATA_ERRORS`) never holds back the others: the batch is recorded one
@@ -202,9 +205,9 @@ class _Batch:
     ) -> None:
         db, sql = self.db, self.sql
         ids = [record.match_id for record, _rate in batch]
-        found = {
-            row.id: (row.game, row.game_version) for row in db.execute(sql.find, {"m_ids": ids})
-        }
+        rows = db.execute(sql.find, {"m_ids": ids}).all()
+        found = {row.id: (row.game, row.game_version) for row in rows}
+        units = {row.id: row.tournament_id for row in rows}
         todo = [(record, rate) for record, rate in batch if record.match_id in found]
         if not todo:
             return
@@ -226,10 +229,29 @@ class _Batch:
         if caused:
             db.execute(sql.suspension, caused)
         self._read_standings(todo, found)
+        links: set[tuple[str, int, int, int]] = set()
         for record, rate in todo:
             game, rules = found[record.match_id]
             self._rate(record, rate, game, rules)
+            links.update(_links(record, game, rules, units[record.match_id]))
         self._flush()
+        if links:
+            self._link(links)
+
+    def _link(self, links: set[tuple[str, int, int, int]]) -> None:
+        """Store the pool links of the batch's rated seats (`PoolLink`), each once."""
+        dialect = self.db.dialect.name
+        if dialect not in _SKIPPING_INSERTS:  # another database: those not stored yet
+            table = _link_t()
+            units = {unit for _game, _rules, unit, _version in links}
+            stored = select_columns(*table.c).where(table.c.unit.in_(units))
+            links -= {tuple(row) for row in self.db.execute(stored)}
+        rows = [
+            {"game": game, "game_version": rules, "unit": unit, "bot_version_id": version}
+            for game, rules, unit, version in sorted(links)
+        ]
+        if rows:
+            self.db.execute(_link_insert(dialect), rows)
 
     def _mark_values(self, record: MatchRecord) -> dict[str, Any]:
         return {
@@ -367,6 +389,36 @@ def _by_match(
     return caused
 
 
+def _links(
+    record: MatchRecord, game: str, rules: int, tournament_id: int | None
+) -> list[tuple[str, int, int, int]]:
+    """A match's pool links (`PoolLink`): its unit with each version of a rated seat."""
+    rated = {_version(seat) for seat in record.seats if seat.after is not None}
+    if not rated:
+        return []
+    unit = tournament_id if tournament_id is not None else -min(rated)
+    return [(game, rules, unit, version) for version in rated]
+
+
+#: The dialects whose inserts can skip a row already stored, as `_link_insert` makes them.
+_SKIPPING_INSERTS: dict[str, Callable[[Any], Any]] = {
+    "sqlite": sqlite.insert,
+    "postgresql": postgresql.insert,
+}
+
+
+def _link_t() -> Any:
+    return PoolLink.__table__  # type: ignore[attr-defined]
+
+
+@cache
+def _link_insert(dialect: str) -> Any:
+    """The insert of pool links: one another recorder stored meanwhile is skipped (ON
+    CONFLICT DO NOTHING), not refused, which would void the batch's matches."""
+    skipping = _SKIPPING_INSERTS.get(dialect)
+    return insert(_link_t()) if skipping is None else skipping(_link_t()).on_conflict_do_nothing()
+
+
 def _check_versions(batch: Sequence[tuple[MatchRecord, Rater | None]]) -> None:
     """ValueError for a seat without a stored version (`bot_version_id` None: a bot
     played outside the store, a caller's mistake, not a result to void)."""
@@ -436,9 +488,9 @@ def _recording() -> _Recording:
     counters = {name: rating_t.c[name] + bindparam(f"r_{name}") for name in counting.COUNTERS}
     this_rating = rating_t.c.id == bindparam("r_id")
     return _Recording(
-        find=select_columns(match_t.c.id, match_t.c.game, match_t.c.game_version).where(
-            match_t.c.id.in_(bindparam("m_ids", expanding=True)), not_yet
-        ),
+        find=select_columns(
+            match_t.c.id, match_t.c.game, match_t.c.game_version, match_t.c.tournament_id
+        ).where(match_t.c.id.in_(bindparam("m_ids", expanding=True)), not_yet),
         mark=update(match_t)
         .where(unrecorded)
         .values(
