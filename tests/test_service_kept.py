@@ -225,3 +225,62 @@ def test_a_bot_page_is_kept_whole_for_its_owner_and_without_private_parts_for_ot
         == 304
     )
     assert client.get("/api/bots/nobody").status_code == 404
+
+
+def test_the_leaderboard_page_answers_304_while_its_board_and_reader_are_the_same(
+    tmp_path: Path, clock: Clock
+) -> None:
+    """Its ETag follows what it is rendered from: the kept board (a recorded match), the
+    sorting, who is signed in; a page held with it is not rendered again."""
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    tokens, _match = populate(store)
+    client = TestClient(create_app(store, tmp_path))
+    first = client.get("/leaderboard/take-that")
+    etag = first.headers["etag"]
+    assert first.status_code == 200 and first.headers["cache-control"] == "private, no-cache"
+    held = client.get("/leaderboard/take-that", headers={"If-None-Match": etag})
+    assert (held.status_code, held.content, held.headers["etag"]) == (304, b"", etag)
+    both = {"If-None-Match": f'"other", W/{etag}'}  # a list, weakly compared
+    assert client.get("/leaderboard/take-that", headers=both).status_code == 304
+    sorted_by_mu = client.get("/leaderboard/take-that?sort=mu", headers={"If-None-Match": etag})
+    assert sorted_by_mu.status_code == 200 and sorted_by_mu.headers["etag"] != etag
+
+    signing = TestClient(client.app)
+    form = signing.get("/signin").text
+    csrf = re.findall(r'name="csrf" value="([^"]+)"', form)[-1]
+    signing.post("/signin", data={"token": tokens["bob"], "csrf": csrf}, follow_redirects=False)
+    own = signing.get("/leaderboard/take-that", headers={"If-None-Match": etag})
+    assert own.status_code == 200 and own.headers["etag"] != etag  # its header: signed in
+    assert (
+        signing.get(
+            "/leaderboard/take-that", headers={"If-None-Match": own.headers["etag"]}
+        ).status_code
+        == 304
+    )
+
+    record_one(store, "bobs")
+    clock.now += 1.0  # the board and the note of its time controls are read again
+    client.get("/leaderboard/take-that")
+    views.KEPT.settle()
+    after = client.get("/leaderboard/take-that", headers={"If-None-Match": etag})
+    assert after.status_code == 200 and after.headers["etag"] != etag
+    assert "(2 matches)" in after.text
+    store.close()
+
+
+def test_a_replay_page_held_by_an_anonymous_reader_is_answered_304(tmp_path: Path) -> None:
+    """A stored replay never changes: its page is not built or sent again to an
+    anonymous reader that holds it (a signed-in reader's page is built for it)."""
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    tokens, match_id = populate(store)
+    client = TestClient(create_app(store, tmp_path))
+    first = client.get(f"/matches/{match_id}/replay")
+    assert first.status_code == 200 and "<html" in first.text.lower()
+    etag = first.headers["etag"]
+    held = client.get(f"/matches/{match_id}/replay", headers={"If-None-Match": etag})
+    assert (held.status_code, held.content) == (304, b"")
+    missing = client.get(f"/matches/{match_id + 1}/replay", headers={"If-None-Match": etag})
+    assert missing.status_code == 404
+    bob = {"Authorization": f"Bearer {tokens['bob']}", "If-None-Match": etag}
+    assert client.get(f"/matches/{match_id}/replay", headers=bob).status_code == 200
+    store.close()

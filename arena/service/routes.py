@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse, Response
 
 from arena.games import all_games
 from arena.results import reports
-from arena.service import views
+from arena.service import etags, views
 from arena.service.auth import Viewer, quick_viewer, viewer
 from arena.service.errors import Forbidden, NotFound
 from arena.service.guards import RateLimit
@@ -33,10 +33,9 @@ WAIT_STEP = 0.1
 def _kept(request: Request, answer: views.Answer) -> Response:
     """A page kept in memory (arena.service.views): its JSON, or 304 when the client
     already holds it (If-None-Match: its ETag)."""
-    headers = {"ETag": answer.etag, "Cache-Control": "no-cache"}
-    if answer.etag in request.headers.get("if-none-match", "").split(", "):
-        return Response(status_code=304, headers=headers)
-    return Response(answer.body, media_type="application/json", headers=headers)
+    if etags.held(request, answer.etag):
+        return etags.not_modified(answer.etag)
+    return Response(answer.body, media_type="application/json", headers=etags.headers(answer.etag))
 
 
 def _store(request: Request) -> Store:

@@ -11,13 +11,13 @@ from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from arena import viewer as replay_pages
 from arena.games import all_games, load_game
 from arena.results import headtohead, reports
-from arena.service import views
+from arena.service import etags, views
 from arena.service.auth import Viewer
 from arena.service.errors import NotFound
 from arena.service.jobs import Jobs
@@ -216,16 +216,28 @@ def leaderboard(
     order: Literal["asc", "desc"] | None = None,
     latest: bool = False,
     rules: Annotated[int | None, Query(ge=1)] = None,
-) -> HTMLResponse:
+) -> Response:
+    """A game's board; 304 to a reader that holds this very page (its ETag: the kept
+    board's, the time controls' note, the options and who is signed in)."""
     store = _store(request)
     spec = load_game(game).spec  # an unknown game: its one-line error (404)
     if rules is not None and rules > spec.version:
         raise NotFound(f"{game} has rules versions 1 to {spec.version}, not {rules}")
     shown_rules = rules or spec.version
     direction = order or SORTS[sort]
-    rows = sorted_board(views.board(store, game, latest, rules), sort, direction)
+    board = views.board_answer(store, game, latest, rules)
+    note = views.recent(
+        store,
+        ("time-control", game, shown_rules),
+        lambda: time_controls_note(store, game, shown_rules),
+    )
+    header = signed_in(request)  # who is signed in, and the sign-out form's token
+    etag = etags.tag(etags.PAGES, board.etag, note, sort, direction, latest, rules, header)
+    if etags.held(request, etag):  # the board, its options and the header unchanged
+        return etags.not_modified(etag, etags.PAGE_CACHE)
+    rows = sorted_board(board.rows, sort, direction)
     stamp = hashlib.sha256(orjson.dumps(rows)).hexdigest()[:16]
-    return show(
+    answer = show(
         request,
         "leaderboard.html",
         policy=LIVE_POLICY,
@@ -236,13 +248,15 @@ def leaderboard(
         rules=shown_rules,
         current=spec.version,
         score_order=reports.score_order(game),
-        time_control=time_controls_note(store, game, shown_rules),
+        time_control=note,
         rows=rows,
         sort=sort,
         order=direction,
         latest=latest,
         sorts=SORTS,
     )
+    answer.headers.update(etags.headers(etag, etags.PAGE_CACHE))
+    return answer
 
 
 def _oriented(row: dict[str, Any], ours: set[str]) -> dict[str, Any]:
@@ -353,16 +367,24 @@ _BUILT_LOCK = threading.Lock()
 
 
 @router.get("/matches/{match_id}/replay", response_class=HTMLResponse)
-def replay(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
+def replay(request: Request, match_id: int, seen: Seen) -> Response:
     """The replay viewer's page of a stored match (what `arena replay html` writes),
-    with the private parts of the seats the viewer may not see left out."""
+    with the private parts of the seats the viewer may not see left out; 304 to an
+    anonymous reader that holds it."""
     anonymous, built = seen.account is None, _built(request)
+    # a stored replay never changes: an anonymous reader's page is this process's own
+    etag = etags.tag(etags.PAGES, "replay", match_id) if anonymous else None
+    if etag is not None and etags.held(request, etag):
+        return etags.not_modified(etag, etags.PAGE_CACHE)
     html = built.get(match_id) if anonymous else None
     if html is None:
         html = replay_pages.build(views.replay(_store(request), seen, _match_id(match_id)))
         if anonymous:
             built.put(match_id, html)
-    return page(html, policy=VIEWER_POLICY)
+    answer = page(html, policy=VIEWER_POLICY)
+    if etag is not None:
+        answer.headers.update(etags.headers(etag, etags.PAGE_CACHE))
+    return answer
 
 
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
