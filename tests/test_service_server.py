@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
+import httpx
 import pytest
 
 from arena.service import server
@@ -42,3 +48,47 @@ def test_a_taken_port_is_one_line() -> None:
             server.listen("127.0.0.1", taken.getsockname()[1])
     finally:
         taken.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_arena_serve_stopped_by_sigterm_or_ctrl_c_exits_0(tmp_path: Path, stop: int) -> None:
+    """After its graceful stop (requests in flight, the application's shutdown): uvicorn
+    raised the signal again, and `arena serve` exited 143 on SIGTERM."""
+    env = {**os.environ, "ARENA_HOME": str(tmp_path)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--port", "0"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        url = line.split(" on ")[1].split(" ")[0]
+        assert httpx.get(f"{url}/api/health").json() == {"ok": True}
+        process.send_signal(stop)
+        assert process.wait(30) == 0
+        assert process.stderr.read() == ""  # no traceback, no second line
+    finally:
+        process.kill()
+        process.wait()
+
+
+@pytest.mark.slow
+def test_a_signal_before_the_server_loop_runs_still_stops_it_gracefully(tmp_path: Path) -> None:
+    """From the moment the ladder starts (the line is printed just after): no window in
+    which SIGTERM kills the process or Ctrl-C raises inside uvicorn's start."""
+    env = {**os.environ, "ARENA_HOME": str(tmp_path)}
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "arena", "serve", "--port", "0"],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("serving ")
+        process.send_signal(stop)  # at once: uvicorn may not have started
+        assert process.wait(30) == 0, process.stderr.read()
+        assert process.stderr.read() == ""

@@ -28,7 +28,8 @@ def serve(
     ] = None,
 ) -> None:
     """Serve leaderboards, bots, matches and replays, and take submissions by accounts'
-    tokens (arena user add), until SIGTERM or Ctrl-C.
+    tokens (arena user add), until SIGTERM or Ctrl-C (then it finishes the requests
+    in flight and the ladder's batch, and exits 0).
 
     The OpenAPI description is at /openapi.json, its pages at /docs. It speaks plain
     HTTP: put it behind a reverse proxy with TLS to reach it from elsewhere (README,
@@ -52,9 +53,12 @@ def serve(
         on_change=ladders.poke,
         live=live,
     )
-    ladders.start()
-    err.print(
-        text(f"serving {store.shown_url} on http://{where[0]}:{where[1]} (API pages: /docs)"),
-        soft_wrap=True,
-    )
-    server.run(app, sock)
+
+    def start() -> None:
+        ladders.start()
+        err.print(
+            text(f"serving {store.shown_url} on http://{where[0]}:{where[1]} (API pages: /docs)"),
+            soft_wrap=True,
+        )
+
+    server.run(app, sock, start)

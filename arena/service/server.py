@@ -5,13 +5,21 @@ uvicorn answers SIGTERM and SIGINT by closing the listening socket, finishing th
 requests in flight (at most `GRACE` seconds), then running the application's
 shutdown: the open ladder is told to stop, and its runner finishes the matches it
 plays (or leaves them to be played again: only recorded matches count, each in one
-transaction), so nothing is lost or half recorded.
+transaction), so nothing is lost or half recorded. The process then exits 0: a stop
+asked for and done is a clean exit (uvicorn would raise the signal again, so that
+SIGTERM ended `arena serve` with 143 and Ctrl-C with a KeyboardInterrupt). A second
+Ctrl-C stops at once, without the application's shutdown (what the ladder played
+and did not record is played again by the next start).
 """
 
 from __future__ import annotations
 
 import logging
+import signal
 import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import uvicorn
 from fastapi import FastAPI
@@ -50,6 +58,28 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+class _Server(uvicorn.Server):
+    """uvicorn's server, whose stop by a signal is a clean exit (see the module)."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        """SIGTERM and SIGINT ask the server to stop while this lasts (uvicorn's own
+        handler); the handlers of before are put back, and the signal not raised again."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        before = {sig: signal.signal(sig, self.handle_exit) for sig in STOPPING}
+        try:
+            yield
+        finally:
+            for sig, handler in before.items():
+                signal.signal(sig, handler)
+
+
+#: The signals that stop the service gracefully.
+STOPPING = (signal.SIGTERM, signal.SIGINT)
+
+
 def server(app: FastAPI) -> uvicorn.Server:
     """A uvicorn server for `app` (quiet: arena's own log says what matters)."""
     config = uvicorn.Config(
@@ -65,9 +95,13 @@ def server(app: FastAPI) -> uvicorn.Server:
         # slow clients that hold connections cannot use up the process's descriptors
         limit_concurrency=LIMIT_CONCURRENCY,
     )
-    return uvicorn.Server(config)
+    return _Server(config)
 
 
-def run(app: FastAPI, sock: socket.socket) -> None:
-    """Serve `app` on `sock` until SIGTERM or Ctrl-C."""
-    server(app).run(sockets=[sock])
+def run(app: FastAPI, sock: socket.socket, start: Callable[[], None] = lambda: None) -> None:
+    """Serve `app` on `sock` until SIGTERM or Ctrl-C, after `start()` (the open ladder's
+    start): a signal from the moment `start` is called stops the service gracefully."""
+    served = server(app)
+    with served.capture_signals():  # a signal before uvicorn's own loop runs: it stops at once
+        start()
+        served.run(sockets=[sock])
