@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,3 +106,70 @@ def test_an_organiser_runs_a_tournament_over_http(served: Served) -> None:
             assert time.monotonic() < deadline, found
             time.sleep(0.1)  # waits for the store's state, measures nothing
     assert served.store.match_counts(tid) == (2, 2)
+
+
+def test_a_submission_cut_off_by_a_restart_leaves_nothing_and_is_answered_gone(
+    tmp_path: Path,
+) -> None:
+    """kill -9 while a job is checking: the next start sweeps its upload folder and its
+    folder staged in the home, no version was stored, and the author asking for the job
+    is told (410) that the service restarted and what became of it."""
+    env = {**os.environ, "ARENA_HOME": str(tmp_path)}
+    arena = [sys.executable, "-m", "arena"]
+    made = subprocess.run([*arena, "user", "add", "alice"], env=env, capture_output=True)
+    auth = {"Authorization": f"Bearer {made.stdout.decode().strip()}"}
+
+    def start() -> tuple[subprocess.Popen[str], str]:
+        process = subprocess.Popen(
+            [*arena, "serve", "--port", "0"], env=env, stderr=subprocess.PIPE, text=True
+        )
+        assert process.stderr is not None
+        return process, process.stderr.readline().split(" on ")[1].split(" ")[0]
+
+    def left(pid: int) -> list[Path]:
+        uploads = Path(tempfile.gettempdir()).glob(f"arena-uploads-{pid}-*")
+        return [*uploads, *(tmp_path / "bots").glob(f".*-{pid}-*")]
+
+    archive = folder_archive(TEST_BOTS / "polite")
+    process, url = start()
+    try:
+        sent = httpx.post(
+            f"{url}/api/bots",
+            headers=auth,
+            files={"archive": ("p.tar.gz", archive)},
+            data={"name": "cut-off"},
+        ).json()
+        job = f"{url}/api/submissions/{sent['submission']}"
+        while not (
+            httpx.get(job, headers=auth).json()["state"] == "checking" and left(process.pid)
+        ):
+            time.sleep(0.05)  # a look, not a timing: the check takes seconds
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+    finally:
+        process.kill()
+        process.wait()
+    killed = process.pid
+    assert len(left(killed)) == 2  # its unpacked upload, its staged folder
+
+    process, url = start()
+    try:
+        assert left(killed) == []  # swept by the new start
+        answer = httpx.get(f"{url}/api/submissions/{sent['submission']}", headers=auth)
+        assert answer.status_code == 410
+        error = answer.json()["error"]
+        assert error.startswith(f"submission {sent['submission']} was made before the service")
+        assert "stored nothing (submit again)" in error
+        assert httpx.get(f"{url}/api/bots/cut-off").status_code == 404  # nothing stored
+        again = httpx.post(
+            f"{url}/api/bots",
+            headers=auth,
+            files={"archive": ("p.tar.gz", archive)},
+            data={"name": "cut-off"},
+        ).json()
+        assert again["submission"] > sent["submission"]  # never an id of before
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 0
+    finally:
+        process.kill()
+        process.wait()

@@ -17,6 +17,10 @@ class NotFound(ArenaError, LookupError):
     """No such bot, match, replay or submission (404)."""
 
 
+class Gone(ArenaError, LookupError):
+    """What the service no longer knows: it restarted since (410)."""
+
+
 class Unauthorized(ArenaError, PermissionError):
     """No token where one is needed, or a forged, revoked, replaced or expired one (401)."""
 
@@ -45,6 +49,7 @@ class TooSlow(ArenaError, TimeoutError):
 #: arena's errors by HTTP status, the most specific first (`status_of` takes the first match).
 STATUSES: tuple[tuple[type[BaseException], int], ...] = (
     (NotFound, 404),
+    (Gone, 410),
     (Unauthorized, 401),
     (Forbidden, 403),
     (NotOwnerError, 403),

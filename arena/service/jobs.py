@@ -10,10 +10,18 @@ account's owner. The job's state is kept in memory: `queued`, `unpacking`,
 the one-line error and its details (the build's or the check's output). Nothing is
 stored before the version itself, in one transaction: a service stopped while a job
 runs stores nothing of it (the author submits again).
+
+The jobs do not outlive the process. Their ids grow across restarts (they begin at the
+start's millisecond times 1,000), so an id of before is never another job's: asked for
+after a restart it is Gone (410), with what that means. What a job killed with the
+process leaves on disk (its upload folder, `arena-uploads-PID-*` in the temporary
+folder, and a folder staged in the home, `bots/.SHA-PID-*`) is swept when the next
+service starts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -23,14 +31,18 @@ import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from arena import ArenaError
 from arena.service import uploads
-from arena.service.errors import NotFound
+from arena.service.errors import Gone, NotFound
 from arena.store import AccountRecord, Store
 from arena.submissions import submit as registry
+
+#: How the upload folder of a service process is named: `arena-uploads-PID-*`.
+UPLOADS = "arena-uploads-"
 
 #: The states of a job, in order; the last two are final.
 QUEUED, UNPACKING, CHECKING = "queued", "unpacking", "checking"
@@ -79,8 +91,12 @@ class Jobs:
         on_version: Callable[[], None] = lambda: None,
     ):
         self.store, self.home, self.on_version = store, home, on_version
+        self.started = datetime.now(UTC)
+        #: This start's first job id: every earlier start's ids are below it.
+        self.first = int(self.started.timestamp() * 1000) * 1000 + 1
         self._jobs: dict[int, Job] = {}
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(self.first)
+        sweep(home)
         self._lock = threading.Lock()
         self._queue: queue.Queue[Job | None] = queue.Queue()
         self._folder: Path | None = None  # made at the first upload (see `new_archive`)
@@ -95,7 +111,7 @@ class Jobs:
         """A fresh private path for an uploaded archive."""
         with self._lock:
             if self._folder is None:  # private (0700); an app that takes none leaves none
-                self._folder = Path(tempfile.mkdtemp(prefix="arena-uploads-"))
+                self._folder = Path(tempfile.mkdtemp(prefix=f"{UPLOADS}{os.getpid()}-"))
             folder = self._folder
         handle, path = tempfile.mkstemp(dir=folder, suffix=".upload")
         os.close(handle)
@@ -114,6 +130,13 @@ class Jobs:
         (another account's jobs are not told apart from none)."""
         with self._lock:
             job = self._jobs.get(job_id)
+        if job is None and 0 < job_id < self.first:
+            raise Gone(
+                f"submission {job_id} was made before the service restarted"
+                f" ({self.started:%Y-%m-%d %H:%M:%S} UTC), which keeps no submission's state:"
+                " a version it registered is among its bot's versions; one it had not"
+                " finished stored nothing (submit again)"
+            )
         if job is None or (job.account != account.name and not account.organiser):
             raise NotFound(f"no submission {job_id} of yours")
         return job
@@ -175,6 +198,19 @@ class Jobs:
         job.state = REGISTERED if created else UNCHANGED
         if created:
             self.on_version()
+
+
+def sweep(home: Path) -> None:
+    """Remove what the jobs of a service process no longer running left: its upload
+    folder (a dead pid's, of this user) and the folders it staged in the home."""
+    for stale in Path(tempfile.gettempdir()).glob(f"{UPLOADS}*-*"):
+        pid = stale.name.removeprefix(UPLOADS).split("-")[0]
+        with contextlib.suppress(OSError):
+            mine = stale.lstat().st_uid == os.getuid() and stale.is_dir()
+            if mine and pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                shutil.rmtree(stale, ignore_errors=True)
+    if (home / "bots").is_dir():
+        registry.sweep_partials(home / "bots")
 
 
 def _without(message: str, folder: str) -> str:

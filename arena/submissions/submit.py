@@ -62,7 +62,7 @@ def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Pat
         yield target
         return
     private_folder(target.parent)  # stored code is this account's alone (`arena.home`)
-    _sweep_partials(target.parent)
+    sweep_partials(target.parent)
     prefix = f".{target.name[:12]}-{os.getpid()}-"
     partial = Path(tempfile.mkdtemp(prefix=prefix, dir=target.parent))
     try:
@@ -82,8 +82,9 @@ def _staged(files: dict[tuple[str, ...], BotFile], target: Path) -> Iterator[Pat
         build_stamp(partial).unlink(missing_ok=True)
 
 
-def _sweep_partials(bots: Path) -> None:
-    """Remove what submissions that were killed left: `.<sha12>-<pid>-*` of a dead pid."""
+def sweep_partials(bots: Path) -> None:
+    """Remove what submissions that were killed left: `.<sha12>-<pid>-*` of a dead pid
+    (each submission does before it stages; the service when it starts)."""
     for stale in bots.glob(".*-*-*"):
         pid = stale.name.split("-")[1]
         if stale.is_dir() and pid.isdigit() and not Path(f"/proc/{pid}").exists():
