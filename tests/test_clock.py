@@ -10,6 +10,7 @@ their CPU). Nothing here measures how fast the machine is.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -581,3 +582,80 @@ def test_a_sandboxed_bot_is_runnable_while_it_computes_and_not_while_it_sleeps(
                 assert any(not box.runnable() for _ in range(10_000))
         finally:
             box.kill()
+
+
+def test_the_kept_task_files_follow_threads_that_come_and_go() -> None:
+    """Sandboxed.run_delay_seconds and runnable read each thread's file kept open
+    (handle.TaskFiles): a thread started later is read too, one that ended is let go,
+    also when another took its place (the same number of threads)."""
+    import threading
+
+    from arena.sandbox.handle import TaskFiles
+
+    def waiting() -> tuple[threading.Thread, threading.Event]:
+        stop = threading.Event()
+        thread = threading.Thread(target=stop.wait)
+        thread.start()
+        return thread, stop
+
+    def ended(thread: threading.Thread) -> None:  # join returns before the OS thread is gone
+        thread.join()
+        while os.path.exists(f"/proc/self/task/{thread.native_id}"):
+            os.sched_yield()
+
+    def names(texts: list[bytes] | None) -> list[int]:
+        assert texts is not None
+        return sorted(int(text.split()[0]) for text in texts)  # stat's first field: the tid
+
+    files = TaskFiles(os.getpid(), "stat")
+    before = names(files.read())
+    first, stop_first = waiting()
+    assert names(files.read()) == sorted([*before, first.native_id])
+    stop_first.set()
+    ended(first)
+    second, stop_second = waiting()
+    try:
+        assert names(files.read()) == sorted([*before, second.native_id])
+    finally:
+        stop_second.set()
+        ended(second)
+    assert names(files.read()) == before
+    files.close()
+    assert TaskFiles(2**22 + 1, "stat").read() is None  # no such process
+
+
+@pytest.mark.slow
+def test_own_run_delay_reads_the_calling_threads_own_clock_in_each_thread_and_after_a_fork() -> (
+    None
+):
+    """own_run_delay keeps /proc/thread-self/schedstat open per thread: each thread reads
+    its own, and a forked child its own thread's, not its parent's (told apart by the CPU
+    time, schedstat's first field: a new thread's is far below this one's)."""
+    import threading
+
+    from arena.players import process
+
+    def cpu_now() -> int:
+        with open("/proc/thread-self/schedstat", "rb") as stat:
+            return int(stat.read().split()[0])
+
+    def kept_is_own() -> bool:
+        kept = int(process._own_schedstat().split()[0])
+        return kept <= cpu_now() and process.own_run_delay() is not None
+
+    sum(range(10**6))  # this thread has used some CPU
+    assert kept_is_own()
+    seen: list[bool] = []
+    thread = threading.Thread(target=lambda: seen.append(kept_is_own()))
+    thread.start()
+    thread.join()
+    assert seen == [True]
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child's one thread is new: its CPU time starts near zero
+        os.write(writer, b"1" if kept_is_own() else b"0")
+        os._exit(0)
+    os.close(writer)
+    assert os.read(reader, 1) == b"1"
+    os.close(reader)
+    os.waitpid(pid, 0)

@@ -476,6 +476,16 @@ class Game(ABC):
         self._check_seat(seat)
         return cast(dict[str, Any], self._observe(seat))  # a TypedDict is a dict
 
+    def observation_to_send(self, seat: int) -> Mapping[str, Any]:
+        """`observation`, to be encoded at once and dropped (a match's request).
+
+        It may share lists the referee keeps between calls (Krumme10's card views), so
+        it is read, never changed or kept: the same JSON as `observation`, without
+        copying what an encoder only reads.
+        """
+        self._check_seat(seat)
+        return self._observe_shared(seat)
+
     def observe(self, seat: int) -> dict[str, Any]:
         """Everything `seat` may know now, and nothing more: protocol 1's observation.
 
@@ -559,6 +569,10 @@ class Game(ABC):
     @abstractmethod
     def _observe(self, seat: int) -> Mapping[str, Any]:
         """The seat's view of the game: the game's envelope (arena.games.observation), fresh."""
+
+    def _observe_shared(self, seat: int) -> Mapping[str, Any]:
+        """`_observe`, but free to share kept lists with the referee (`observation_to_send`)."""
+        return self._observe(seat)
 
     @abstractmethod
     def _apply(self, seat: int, decision: Decision) -> None:

@@ -30,7 +30,7 @@ import time
 import traceback
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from arena import controls
 from arena.games import Decision, Game, Outcome, load_game
@@ -328,7 +328,8 @@ def _observation(game: Game, seat: int, protocol: int) -> dict[str, Any]:
     """What the seat is shown, in the shape of its protocol version."""
     if protocol == 1:
         return game.observe(seat)
-    return game.observation(seat)  # the envelope, the same keys in every game
+    # the envelope, the same keys in every game; encoded at once, so it may share lists
+    return cast(dict[str, Any], game.observation_to_send(seat))
 
 
 def _ask(spec: MatchSpec, seat: _Seat, game: Game, pool: BotPool) -> _Answer:

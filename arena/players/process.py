@@ -21,6 +21,7 @@ import re
 import select
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -472,10 +473,41 @@ def own_run_delay() -> float | None:
     an answer it sleeps in poll, so this grows only when arena, woken by the answer or
     for a look, waits for a CPU: the time it noticed the answer late."""
     try:
-        with open("/proc/thread-self/schedstat", "rb") as stat:
-            return int(stat.read().split()[1]) / 1e9
+        return int(_own_schedstat().split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return None
+
+
+class _OpenFile:
+    """A file descriptor closed when the last reference to it goes (its thread ends)."""
+
+    def __init__(self, path: str):
+        self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+
+    def __del__(self) -> None:
+        with contextlib.suppress(OSError, AttributeError):
+            os.close(self.fd)
+
+
+#: Each thread's /proc/thread-self/schedstat, kept open (one pread a look, not an open,
+#: a read and a close), closed with its thread; a forked child starts afresh.
+_OWN = threading.local()
+
+
+def _forget_own() -> None:
+    global _OWN
+    _OWN = threading.local()  # the parent's files name the parent's threads
+
+
+os.register_at_fork(after_in_child=_forget_own)
+
+
+def _own_schedstat() -> bytes:
+    own = _OWN
+    file = getattr(own, "file", None)
+    if file is None:
+        file = own.file = _OpenFile("/proc/thread-self/schedstat")
+    return os.pread(file.fd, 256, 0)
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,8 @@ class Sandboxed:
         self._pidfd = -1
         self._init_pid = 0
         self._main_pid: int | None = None  # the init's child, once seen
+        #: The main process's threads' schedstat and stat files, kept open (`TaskFiles`).
+        self._tasks: dict[str, TaskFiles] = {}
         self._status_fd = status_fd
         self._slot = slot
         self._cgroup = group
@@ -129,33 +131,35 @@ class Sandboxed:
         """How long the threads of the bot's main process have waited, ready to run, for a
         CPU so far (the kernel's run delay: /proc/PID/task/*/schedstat, its second field);
         None where it cannot be read. What host load cost the bot (arena.protocol.clock)."""
-        pid = self._bot_pid()
-        if pid is None:
+        files = self._task_files("schedstat")
+        texts = files.read() if files is not None else None
+        if texts is None:
             return None
-        total = 0
         try:
-            for task in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{task}/schedstat", "rb") as stat:
-                    total += int(stat.read().split()[1])
-        except (OSError, IndexError, ValueError):
+            return sum(int(text.split()[1]) for text in texts) / 1e9
+        except (IndexError, ValueError):
             return None
-        return total / 1e9
 
     def runnable(self) -> bool:
         """Whether a thread of the bot's main process is running or ready to run (state R
         in /proc/PID/task/*/stat). The kernel adds a wait for a CPU to the run delay only
         when it ends: a bot waiting now has that wait still uncounted."""
-        pid = self._bot_pid()
-        if pid is None:
-            return False
+        files = self._task_files("stat")
+        texts = files.read() if files is not None else None
         try:
-            for task in os.listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{task}/stat", "rb") as stat:
-                    if stat.read().rpartition(b")")[2].split()[0] == b"R":
-                        return True
-        except (OSError, IndexError):
+            return any(text.rpartition(b")")[2].split()[0] == b"R" for text in texts or ())
+        except IndexError:
             return False
-        return False
+
+    def _task_files(self, name: str) -> TaskFiles | None:
+        """The main process's threads' /proc file `name`, kept open (None: no process)."""
+        files = self._tasks.get(name)
+        if files is None:
+            pid = self._bot_pid()
+            if pid is None:
+                return None
+            files = self._tasks[name] = TaskFiles(pid, name)
+        return files
 
     def tree_cpu_seconds(self) -> float | None:
         """CPU time used so far by the bot's whole process tree (its cgroup), or None where
@@ -213,6 +217,9 @@ class Sandboxed:
         if self._staged is not None:
             launcher.staging().release(self._staged)
             self._staged = None
+        for files in self._tasks.values():
+            files.close()
+        self._tasks.clear()
         for name in ("_status_fd", "_fd"):
             fd = getattr(self, name)
             if fd >= 0:
@@ -284,6 +291,49 @@ def _track(box: Sandboxed) -> None:
         _EXIT_HOOK_PID = os.getpid()
         atexit.register(kill_all)
         multiprocessing.util.Finalize(None, kill_all, exitpriority=10)
+
+
+class TaskFiles:
+    """One /proc file of each thread of a process (/proc/PID/task/TID/NAME), kept open and
+    read with one pread each: a slow answer's looks at the bot's clocks (arena.players.process)
+    cost a system call per thread, not an open, a read and a close per file and a listing.
+
+    The threads are listed again when their number changed (the task folder's link count
+    is 2 plus the number of threads) or a file could not be read (its thread ended).
+    """
+
+    def __init__(self, pid: int, name: str):
+        """The files `name` of `pid`'s threads; opened at the first `read`."""
+        self._folder = f"/proc/{pid}/task"
+        self._name = name
+        self._links = -1
+        self._fds: list[int] = []
+
+    def read(self) -> list[bytes] | None:
+        """Each thread's file as it reads now (None: the process cannot be read)."""
+        for _ in range(2):
+            try:
+                links = os.stat(self._folder).st_nlink
+                if links != self._links:
+                    self._open(links)
+                return [os.pread(fd, 1024, 0) for fd in self._fds]
+            except OSError:
+                self._links = -1  # a thread ended, or the process: list them again
+        return None
+
+    def _open(self, links: int) -> None:
+        self.close()
+        for task in os.listdir(self._folder):
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+                self._fds.append(os.open(f"{self._folder}/{task}/{self._name}", os.O_RDONLY))
+        self._links = links
+
+    def close(self) -> None:
+        """Close the files (read opens them again)."""
+        for fd in self._fds:
+            os.close(fd)
+        self._fds.clear()
+        self._links = -1
 
 
 def kill_all() -> None:

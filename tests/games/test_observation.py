@@ -168,3 +168,37 @@ def test_a_determinization_from_the_envelope_shows_the_seat_that_envelope() -> N
 def test_an_unknown_game_has_no_model() -> None:
     with pytest.raises(KeyError, match="no observation model for 'chess'"):
         model("chess")
+
+
+def _emptied(value: Any) -> None:
+    """Clear every list and dict inside `value` (a caller changing what it was given)."""
+    children = value.values() if isinstance(value, dict) else value
+    for child in list(children):
+        if isinstance(child, (dict, list)):
+            _emptied(child)
+    value.clear()
+
+
+@pytest.mark.parametrize(("game_id", "players", "variant"), cases(), ids=case_id)
+def test_the_observation_a_match_sends_is_the_observation_byte_for_byte(
+    game_id: str, players: int, variant: dict[str, Any]
+) -> None:
+    """Game.observation_to_send (what run_match encodes for a version-2 seat) may share
+    lists the referee keeps (Krumme10's card views): at every decision of a seeded random
+    game, for every seat, it encodes to exactly the bytes of `observation`, also after the
+    fresh observation of every seat was emptied by its caller; and every one handed out
+    earlier in the game still encodes to the bytes it had (the referee never changes a
+    list it handed out, so no later state or other seat's view can show through one)."""
+    game = load_game(game_id).new(players, players + 7, variant)
+    sent: list[tuple[Any, bytes]] = []
+    for position in positions(game, random.Random(players)):
+        for seat in range(players):
+            shared = position.observation_to_send(seat)
+            encoded = orjson.dumps(shared)
+            assert encoded == orjson.dumps(position.observation(seat)), (seat, position)
+            _emptied(position.observation(seat))
+            assert orjson.dumps(position.observation_to_send(seat)) == encoded
+            sent.append((shared, encoded))
+    assert len(sent) > players
+    for shared, encoded in sent:
+        assert orjson.dumps(shared) == encoded

@@ -429,10 +429,16 @@ class Krumme10(Game):
 
     # ----- views and results ---------------------------------------------
     def _observe(self, seat: int) -> Krumme10Observation:
-        """Everything visible (K2): top sides, seen down sides, visible pink 4s, counts.
+        """Everything visible (K2): top sides, seen down sides, visible pink 4s, counts."""
+        return self._envelope(seat, fresh=True)
 
-        The card lists come from `ObservedParts`, which rebuilds only the lists whose
-        cards changed since the last call and hands out fresh copies.
+    def _observe_shared(self, seat: int) -> Krumme10Observation:
+        return self._envelope(seat, fresh=False)
+
+    def _envelope(self, seat: int, fresh: bool) -> Krumme10Observation:
+        """The observation; its card lists come from `ObservedParts`, which rebuilds only
+        the lists whose cards changed since the last call, handed out as fresh copies if
+        `fresh`, else shared (copying them was half of the observation's CPU).
         """
         parts = self._parts
         if parts is None:
@@ -450,17 +456,17 @@ class Krumme10(Game):
             "to_move": [] if phase == OVER else self._to_move(),
             "scores": scores,
             "game": {
-                "variant": dict(self.variant),  # type: ignore[typeddict-item]  # the four keys
+                "variant": dict(self.variant) if fresh else self.variant,  # type: ignore[typeddict-item]  # the four keys
                 "turn": self.current,
                 "target": self.target,  # type: ignore[typeddict-item]  # 10 or 15
                 "sum": self._display_sum(),
-                "display": parts.display.update(self.display).copies(),
-                "to_take": parts.to_take.update(self.to_take).copies(),
+                "display": parts.display.update(self.display).shown(fresh),
+                "to_take": parts.to_take.update(self.to_take).shown(fresh),
                 "score_highest": self.score_highest if phase == SCORE else None,
-                "hands": parts.hand_views(self.hands),
+                "hands": parts.hand_views(self.hands, fresh),
                 "draw_pile": len(self.pile),
-                "discard": parts.discard.update(self.discard).copies(),
-                "points": parts.point_views(self.points),
+                "discard": parts.discard.update(self.discard).shown(fresh),
+                "points": parts.point_views(self.points, fresh),
                 "teams": list(teams) if teams is not None else None,
                 "team_scores": team_scores,
                 "reshuffled": self.reshuffled,

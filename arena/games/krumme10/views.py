@@ -6,8 +6,9 @@ list of the observation (a hand, the display, the cards being taken, the
 discard pile, a points pile) is kept here as the list of card views it showed
 last, with a copy of the cards it was built from. It is rebuilt only when those
 cards changed, which a list comparison tells cheaply (unchanged cards are the
-same objects, so it compares pointers). The kept views are shared and never
-handed out: every observation gets fresh copies, so a caller may change it.
+same objects, so it compares pointers). The kept views are shared: every
+observation gets fresh copies, so a caller may change it, but for the one that a
+match encodes at once and drops (`Game.observation_to_send`), which shares them.
 
 The check is by content, not by tracking which move changed what, so a state
 changed from outside (a test, `_determinize`) is seen right as well.
@@ -50,6 +51,11 @@ class CardList:
         """Fresh copies of the views (the caller may change them): `CardView`s."""
         return list(map(_copy, self.views))
 
+    def shown(self, fresh: bool) -> list[Any]:
+        """`copies` if `fresh`, else the kept views themselves (to be read only: an
+        update replaces the list, never changes it)."""
+        return self.copies() if fresh else self.views
+
 
 class DisplayList:
     """The display's entries as JSON objects as last built; `copies` hands out fresh ones."""
@@ -79,6 +85,10 @@ class DisplayList:
         """Fresh copies of the entries, each with a fresh card view: `DisplayEntry`s."""
         return [{**view, "card": view["card"].copy()} for view in self.views]
 
+    def shown(self, fresh: bool) -> list[Any]:
+        """`copies` if `fresh`, else the kept entries themselves (read only)."""
+        return self.copies() if fresh else self.views
+
 
 class ObservedParts:
     """Every card list of a Krumme10 observation, each kept until its cards change."""
@@ -92,16 +102,18 @@ class ObservedParts:
         self.hands = [CardList() for _ in range(players)]
         self.points = [CardList() for _ in range(players)]
 
-    def hand_views(self, hands: Sequence[list[Card]]) -> list[list[Any]]:
-        """Every hand's views, sorted by what is visible only (R2), fresh copies."""
+    def hand_views(self, hands: Sequence[list[Card]], fresh: bool = True) -> list[list[Any]]:
+        """Every hand's views, sorted by what is visible only (R2), fresh copies if `fresh`."""
         return [
-            kept.update(hand, sort=True).copies()
+            kept.update(hand, sort=True).shown(fresh)
             for kept, hand in zip(self.hands, hands, strict=True)
         ]
 
-    def point_views(self, points: Sequence[list[Card]]) -> list[list[Any]]:
-        """Every points pile's views, fresh copies."""
-        return [kept.update(pile).copies() for kept, pile in zip(self.points, points, strict=True)]
+    def point_views(self, points: Sequence[list[Card]], fresh: bool = True) -> list[list[Any]]:
+        """Every points pile's views, fresh copies if `fresh`."""
+        return [
+            kept.update(pile).shown(fresh) for kept, pile in zip(self.points, points, strict=True)
+        ]
 
     def scores(self, points: Sequence[list[Card]]) -> list[int]:
         """K4: the top sides of every points pile."""

@@ -695,7 +695,7 @@ class Twirkle(Game):
                 "idle_turns": self.idle,
                 "idle_limit": IDLE_ROUNDS * self.players,
                 "last_turns": [dict(t) if t else None for t in self.last_turns],  # type: ignore[misc]
-                "end": dict(self.end) if self.end else None,  # type: ignore[typeddict-item]
+                "end": _end_view(self.end),
             },
         }
 
@@ -716,6 +716,12 @@ class Twirkle(Game):
     def describe(self, seat: int, decision: Decision) -> str:
         """One human line, e.g. 'seat 1 places red-star at (2, 0)'."""
         return describe(seat, decision)
+
+
+def _end_view(end: dict[str, Any] | None) -> Any:
+    """The observation's copy of the game's end: its adjustments a list of its own, so
+    that a caller changing an observation cannot change the referee's."""
+    return {**end, "adjustments": list(end["adjustments"])} if end else None
 
 
 def _shuffled(items: list[Any], rng: random.Random) -> list[Any]:
