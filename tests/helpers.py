@@ -38,9 +38,10 @@ def bot_ref_for(name: str) -> BotRef:
     return BotRef(manifest.name, str(manifest.folder), argv, protocol=manifest.protocol)
 
 
-def register_unchecked(store: Store, name: str) -> str:
-    """Store tests/bots/<name> as it is, without a smoke match (a bot that cannot pass one)."""
-    read = snapshot(TEST_BOTS / name)
+def register_unchecked(store: Store, name: str, folder: Path | None = None) -> str:
+    """Store tests/bots/<name> (or `folder` under this name) as it is, without a smoke match
+    (a bot that cannot pass one, or one whose check another test covers)."""
+    read = snapshot(folder or TEST_BOTS / name)
     manifest = read.manifest
     store.add_bot_version(name, read.sha256, str(manifest.folder), manifest.command, ["*"])
     return name

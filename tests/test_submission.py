@@ -593,7 +593,7 @@ def test_the_same_bot_submitted_by_several_commands_at_once_is_one_version(
 ) -> None:
     """Once an IntegrityError traceback, 3 of 3 tries: now every command succeeds."""
     env = {**os.environ, "ARENA_HOME": str(tmp_path / "home")}
-    folder = str(Path(__file__).parent / "bots" / "polite")
+    folder = str(polite_folder(tmp_path / "polite", "polite"))
     commands = [
         subprocess.Popen(
             [sys.executable, "-m", "arena", "bot", "submit", folder],

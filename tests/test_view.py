@@ -275,6 +275,46 @@ def test_a_hostile_elf_file_is_no_elf_at_all(tmp_path: Path) -> None:
     assert elf is not None and "libc.so.6" in elf.needed and elf.interpreter
 
 
+@pytest.mark.slow  # a second of pyelftools
+def test_the_elf_reader_finds_what_pyelftools_finds_in_the_systems_libraries() -> None:
+    """read_elf reads ELF files with `struct`; pyelftools (arena's reader before, 20 times
+    slower) is the reference: the same interpreter, needs and search paths for each."""
+    from elftools.elf.dynamic import DynamicSection
+    from elftools.elf.elffile import ELFFile
+    from elftools.elf.segments import InterpSegment
+
+    folder = os.path.dirname(os.path.realpath("/lib64/ld-linux-x86-64.so.2"))
+    paths = [os.path.realpath("/bin/sh")]
+    paths += sorted(str(p) for p in Path(folder).glob("*.so*") if p.is_file())[:150]
+    compared = 0
+    path_tags = ("DT_RPATH", "DT_RUNPATH")  # in the order of the tags, as ld.so reads them
+    for path in paths:
+        found = view.read_elf(path)
+        with open(path, "rb") as handle:
+            if handle.read(4) != b"\x7fELF":
+                assert found is None, path
+                continue
+            handle.seek(0)
+            elf = ELFFile(handle)
+            interpreters = [
+                s.get_interp_name() for s in elf.iter_segments() if isinstance(s, InterpSegment)
+            ]
+            tags = [
+                tag
+                for section in elf.iter_sections()
+                if isinstance(section, DynamicSection)
+                for tag in section.iter_tags()
+            ]
+        needed = tuple(t.needed for t in tags if t.entry.d_tag == "DT_NEEDED")
+        search = [getattr(t, t.entry.d_tag[3:].lower()) for t in tags if t.entry.d_tag in path_tags]
+        assert found is not None, path
+        assert found.interpreter == (interpreters[-1] if interpreters else None), path
+        assert found.needed == needed, path
+        assert found.search == tuple(part for entry in search for part in entry.split(":"))
+        compared += 1
+    assert compared > 20
+
+
 def test_an_elf_file_written_again_is_read_again(tmp_path: Path) -> None:
     """read_elf keeps what it read of a file (the same system libraries are in every view):
     a file written since, even at the same path (the same inode), is read afresh."""
