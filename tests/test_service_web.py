@@ -236,6 +236,42 @@ def test_private_output_is_shown_to_its_owner_and_organisers_alone(web: Web) -> 
         assert (BOB_DETAIL in web.get(f"/matches/{web.ids['match']}", who)) is sees
 
 
+def test_a_page_is_rendered_once_for_anonymous_readers_and_never_shared(
+    web: Web, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An anonymous reader's page is rendered once while what it shows is kept (the
+    kept values' clock stands still here); an owner's page, by token or session, is
+    rendered for that request alone, and neither is ever served to the other."""
+    from arena.service import views
+    from arena.service.kept import Kept
+    from arena.service.web import pages
+
+    rendered: list[str] = []
+    original = pages.render
+
+    def counting(name: str, **context: Any) -> str:
+        rendered.append(name)
+        return original(name, **context)
+
+    monkeypatch.setattr(pages, "render", counting)
+    monkeypatch.setattr(views, "KEPT", Kept(clock=lambda: 0.0))
+    monkeypatch.setattr(web.client.app.state, "rendered_pages", pages.Rendered(), raising=False)
+    bob = signed_in(web, "bob")
+    for url in ("/bots/bobs", f"/matches/{web.ids['match']}"):
+        rendered.clear()
+        assert BOB_DETAIL in web.get(url, "bob")  # the owner first: not kept for others
+        assert BOB_DETAIL in bob.get(url).text
+        anonymous = [web.get(url) for _ in range(3)]
+        assert all(BOB_DETAIL not in html for html in anonymous)
+        assert anonymous == [anonymous[0]] * 3
+        assert BOB_DETAIL in web.get(url, "olga") and BOB_DETAIL in bob.get(url).text
+        assert BOB_DETAIL not in web.get(url, "alice") and web.get(url) == anonymous[0]
+        assert len(rendered) == 6  # bob twice, anonymous once, olga, bob again, alice
+    rendered.clear()
+    assert web.get("/") == web.get("/") and len(rendered) == 1
+    assert 'action="/signout"' in bob.get("/").text and len(rendered) == 2
+
+
 def test_hostile_text_is_escaped_and_spelled_on_every_page(web: Web) -> None:
     raw = ("<b>x", "</script><script>", "<img", 'onerror="', "\x1b", "\u202e", "\x00", "\u200b")
     for url in web.pages():
