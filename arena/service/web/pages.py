@@ -5,16 +5,18 @@ JSON API compute them), and renders one template. No SQL and no rule lives here.
 from __future__ import annotations
 
 import functools
+import gzip
 import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from markupsafe import Markup
 
 from arena import viewer as replay_pages
@@ -24,7 +26,7 @@ from arena.service import views
 from arena.service.auth import Viewer
 from arena.service.errors import NotFound
 from arena.service.jobs import Jobs
-from arena.service.web import POLICY, render
+from arena.service.web import GZIP_LEVEL, POLICY, render
 from arena.service.web.plots import rating_history
 from arena.service.web.sessions import page_viewer
 from arena.status import TournamentStatus
@@ -74,6 +76,31 @@ def page(html: str, status: int = 200, policy: str = POLICY) -> HTMLResponse:
         "Referrer-Policy": "same-origin",
     }
     return HTMLResponse(html, status, headers=headers)
+
+
+@dataclass(frozen=True)
+class Packed:
+    """A page kept with its gzip form, compressed once (a replay viewer's half megabyte
+    would otherwise be compressed again for every reader)."""
+
+    html: str
+    gzipped: bytes
+
+    @classmethod
+    def of(cls, html: str) -> Packed:
+        return cls(html, gzip.compress(html.encode(), GZIP_LEVEL, mtime=0))
+
+
+def packed_page(request: Request, packed: Packed, policy: str = POLICY) -> Response:
+    """`page` of a kept page, in its gzip form for a client that accepts it (the app's
+    GZipMiddleware leaves an answer that has its Content-Encoding as it is)."""
+    answer: Response = page(packed.html, policy=policy)
+    if "gzip" in request.headers.get("accept-encoding", "").lower():
+        headers = {k: v for k, v in answer.headers.items() if k != "content-length"}
+        answer = Response(packed.gzipped, headers=headers)
+        answer.headers["Content-Encoding"] = "gzip"
+    answer.headers["Vary"] = "Accept-Encoding"
+    return answer
 
 
 def error_page(status: int, message: str, request: Request | None = None) -> HTMLResponse:
@@ -399,11 +426,11 @@ class Built:
 
     def __init__(self, size: int = 32):
         self.size = size
-        self._pages: OrderedDict[Hashable, str] = OrderedDict()
-        self._building: dict[Hashable, Future[str]] = {}
+        self._pages: OrderedDict[Hashable, Packed] = OrderedDict()
+        self._building: dict[Hashable, Future[Packed]] = {}
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable, build: Callable[[], str]) -> str:
+    def get(self, key: Hashable, build: Callable[[], str]) -> Packed:
         """The page of `key`, built by `build()` if it is not kept."""
         with self._lock:
             found = self._pages.get(key)
@@ -417,7 +444,7 @@ class Built:
         if not mine:
             return building.result()
         try:
-            html = build()
+            html = Packed.of(build())
         except BaseException as error:
             with self._lock:
                 self._building.pop(key, None)
@@ -445,16 +472,16 @@ def _state(request: Request, name: str, make: Callable[[], Any]) -> Any:
 
 
 @router.get("/matches/{match_id}/replay", response_class=HTMLResponse)
-def replay(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
+def replay(request: Request, match_id: int, seen: Seen) -> Response:
     """The replay viewer's page of a stored match (what `arena replay html` writes),
     with the private parts of the seats the viewer may not see left out."""
     store, found = _store(request), _match_id(match_id)
     hidden = views.hidden_seats(store, seen, found)
     built: Built = _state(request, "viewer_pages", Built)
-    html = built.get(
+    packed = built.get(
         (found, hidden), lambda: replay_pages.build(views.replay_without(store, found, hidden))
     )
-    return page(html, policy=VIEWER_POLICY)
+    return packed_page(request, packed, VIEWER_POLICY)
 
 
 @router.get("/tournaments/{tournament_id}", response_class=HTMLResponse)
