@@ -155,7 +155,7 @@ class Rendered:
 
 
 def _rendered(request: Request) -> Rendered:
-    found: Rendered = _state(request, "rendered_pages", Rendered)
+    found: Rendered = app_state(request, "rendered_pages", Rendered)
     return found
 
 
@@ -462,7 +462,7 @@ class Built:
 _STATE_LOCK = threading.Lock()
 
 
-def _state(request: Request, name: str, make: Callable[[], Any]) -> Any:
+def app_state(request: Request, name: str, make: Callable[[], Any]) -> Any:
     """The application's one `name` (made by `make` the first time it is asked for)."""
     state = request.app.state
     with _STATE_LOCK:
@@ -477,7 +477,7 @@ def replay(request: Request, match_id: int, seen: Seen) -> Response:
     with the private parts of the seats the viewer may not see left out."""
     store, found = _store(request), _match_id(match_id)
     hidden = views.hidden_seats(store, seen, found)
-    built: Built = _state(request, "viewer_pages", Built)
+    built: Built = app_state(request, "viewer_pages", Built)
     packed = built.get(
         (found, hidden), lambda: replay_pages.build(views.replay_without(store, found, hidden))
     )
