@@ -217,6 +217,7 @@ def measure(args: argparse.Namespace, url: str, tid: int, served: str, pid: int,
         cpu = cpu_seconds(pid)
         time.sleep(args.quiet)
         quiet = (cpu_seconds(pid) - cpu) / args.quiet
+        playing[0] = wait_for_ladder(served)[1]  # the match in play meanwhile may be over
     load = os.getloadavg()[0]
     began, cpu = time.monotonic(), cpu_seconds(pid)
     found = asyncio.run(read(args, served, match, playing))

@@ -213,7 +213,10 @@ class Connection:
         status = head.split(b" ", 2)[1]
         length = re.search(rb"\r\ncontent-length: *(\d+)", head, re.I)
         if status != b"200" or length is None:
-            raise RuntimeError(f"GET {path}: {head.decode(errors='replace')!r}")
+            body = await self.reader.readexactly(int(length[1])) if length is not None else b""
+            said = re.search(rb"<p[^>]*>(.*?)</p>", body, re.S)  # an error page's line
+            why = said[1].decode(errors="replace") if said else ""
+            raise RuntimeError(f"GET {path}: {head.decode(errors='replace')!r} {why}")
         return await self.reader.readexactly(int(length[1]))
 
     def close(self) -> None:
