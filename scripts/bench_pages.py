@@ -167,6 +167,7 @@ async def read(
 
     async def finder(deadline: float) -> None:  # off the clock: its own connection
         looking = await Connection.open(url)
+        looking.extra = b""  # the page as it is (not gzipped), to be searched
         try:
             while time.monotonic() < deadline:
                 now = LIVE_LINK.findall((await looking.get("/")).decode())
