@@ -129,16 +129,17 @@ class Rendered:
     """Pages as an anonymous reader gets them, the newest `size`, each by its key (the
     page and its query) with the values it was rendered from: values the pages keep
     (arena.service.kept), so that while they are the same objects the page is too, and
-    a hundred readers of one board cost one rendering a board. Only a reader with no
+    a hundred readers of one board cost one rendering a board (and one compression).
+    Only a reader with no
     account gets them: an owner's page (its private parts) and a signed-in page (its
     header, its CSRF token) are rendered for that request alone."""
 
     def __init__(self, size: int = 256):
         self.size = size
-        self._pages: OrderedDict[Hashable, tuple[tuple[Any, ...], str]] = OrderedDict()
+        self._pages: OrderedDict[Hashable, tuple[tuple[Any, ...], Packed]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: Hashable, parts: tuple[Any, ...]) -> str | None:
+    def get(self, key: Hashable, parts: tuple[Any, ...]) -> Packed | None:
         with self._lock:
             found = self._pages.get(key)
         if found is None or len(found[0]) != len(parts):
@@ -146,7 +147,7 @@ class Rendered:
         same = all(old is new for old, new in zip(found[0], parts, strict=True))
         return found[1] if same else None
 
-    def put(self, key: Hashable, parts: tuple[Any, ...], html: str) -> None:
+    def put(self, key: Hashable, parts: tuple[Any, ...], html: Packed) -> None:
         with self._lock:
             self._pages[key] = (parts, html)
             self._pages.move_to_end(key)
@@ -167,7 +168,7 @@ def show_kept(
     name: str,
     context: Callable[[], dict[str, Any]],
     policy: str = POLICY,
-) -> HTMLResponse:
+) -> Response:
     """`show`, its HTML kept for anonymous readers (`Rendered`) under `key` while `parts`
     (what the page was made from: kept values) are the same objects. `context()`, the
     template's values, must follow from `key` and `parts` alone; it is only called
@@ -175,11 +176,11 @@ def show_kept(
     if seen.account is not None or signed_in(request)["signed"] is not None:
         return show(request, name, policy=policy, **context())
     rendered = _rendered(request)
-    html = rendered.get(key, parts)
-    if html is None:
-        html = render(name, signed=None, csrf=None, **context())
-        rendered.put(key, parts, html)
-    return page(html, policy=policy)
+    packed = rendered.get(key, parts)
+    if packed is None:
+        packed = Packed.of(render(name, signed=None, csrf=None, **context()))
+        rendered.put(key, parts, packed)
+    return packed_page(request, packed, policy)
 
 
 def _store(request: Request) -> Store:
@@ -251,7 +252,7 @@ def newest_versions(store: Store, limit: int) -> list[dict[str, Any]]:
 
 
 @router.get("/", response_class=HTMLResponse)
-def home(request: Request, seen: Seen) -> HTMLResponse:
+def home(request: Request, seen: Seen) -> Response:
     store = _store(request)
     live = request.app.state.live.playing()
     lists = {
@@ -306,7 +307,7 @@ def leaderboard(
     order: Literal["asc", "desc"] | None = None,
     latest: bool = False,
     rules: Annotated[int | None, Query(ge=1)] = None,
-) -> HTMLResponse:
+) -> Response:
     store = _store(request)
     spec = load_game(game).spec  # an unknown game: its one-line error (404)
     if rules is not None and rules > spec.version:
@@ -374,7 +375,7 @@ def by_opponent(store: Store, name: str, details: dict[str, Any]) -> list[dict[s
 
 
 @router.get("/bots/{name:path}", response_class=HTMLResponse)
-def bot(request: Request, name: str, seen: Seen) -> HTMLResponse:
+def bot(request: Request, name: str, seen: Seen) -> Response:
     store = _store(request)
     details = views.bot(store, seen, name)  # NotFound: the 404 page
     jobs: Jobs = request.app.state.jobs
@@ -406,7 +407,7 @@ def _match_id(match_id: int) -> int:
 
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
-def match(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
+def match(request: Request, match_id: int, seen: Seen) -> Response:
     found = views.kept_match(_store(request), _match_id(match_id))
     viewable = found.head["game"] in replay_pages.GAMES and found.replay
     live = not found.head["recorded"] and request.app.state.live.in_play(match_id)
