@@ -12,13 +12,16 @@ for the home page, the take-that leaderboard, a bot's page, the recorded ladder
 match's page, its replay viewer, and the page of the match in play (the spectator's
 viewer, /matches/ID/watch; the match in play is looked up again every second, off the
 clock). Prints per round requests/s, each page's p50 and p99, the matches recorded
-meanwhile, the server's CPU per request (it includes the ladder's own thread) and
-the load average; then each page's size (and the live stream's bytes a frame) and
+meanwhile, the server's CPU per request (it includes the ladder's own thread), the
+server's CPU a second over --quiet seconds before the round with the recorder and
+the ladder but no reader (the ladder's own, and what the CPU per request is less
+it), and the load average; then each page's size (and the live stream's bytes a frame) and
 each page's p99 over the rounds (median, min..max). Measures only what it prints.
 
     .venv/bin/python scripts/bench_pages.py
     .venv/bin/python scripts/bench_pages.py --clients 100 --seconds 15 --rounds 3
     .venv/bin/python scripts/bench_pages.py --pace 2   # 100 clients, 50 pages a second
+    .venv/bin/python scripts/bench_pages.py --gzip     # readers that accept gzip
 """
 
 from __future__ import annotations
@@ -71,6 +74,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         " the service's saturation; 2: 100 clients ask 50 pages a second)",
     )
     parser.add_argument(
+        "--gzip",
+        action="store_true",
+        help="the readers send Accept-Encoding: gzip (default: they do not, as before it)",
+    )
+    parser.add_argument(
+        "--quiet",
+        type=float,
+        default=5.0,
+        help="seconds before each round with the recorder and the ladder but no reader: the"
+        " server's CPU then is the ladder's (default 5; 0: not measured)",
+    )
+    parser.add_argument(
         "--record-rate",
         type=float,
         default=100.0,
@@ -79,8 +94,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.bots < 2 or args.clients < 1 or args.seconds <= 0 or args.rounds < 1:
         parser.error("--bots >= 2, --clients >= 1, --seconds > 0 and --rounds >= 1")
-    if args.record_rate < 0 or args.pace < 0:
-        parser.error("--record-rate and --pace must not be negative")
+    if args.record_rate < 0 or args.pace < 0 or args.quiet < 0:
+        parser.error("--record-rate, --pace and --quiet must not be negative")
     return args
 
 
@@ -152,6 +167,7 @@ async def read(
 
     async def finder(deadline: float) -> None:  # off the clock: its own connection
         looking = await Connection.open(url)
+        looking.extra = b""  # the page as it is (not gzipped), to be searched
         try:
             while time.monotonic() < deadline:
                 now = LIVE_LINK.findall((await looking.get("/")).decode())
@@ -165,13 +181,20 @@ async def read(
 
 
 def sizes(url: str, bots: int, match: int, playing: int) -> None:
-    """Each page's HTML in bytes, and the live stream's bytes a frame."""
+    """Each page's HTML in bytes, as it is and as sent to a client that accepts gzip, and
+    the live stream's bytes a frame."""
     with httpx.Client(base_url=url, timeout=30) as client:
         for page in PAGES:
             path = path_of(page, 0, bots, match, playing)
-            answer = client.get(path)
-            answer.raise_for_status()
-            print(f"  {page:<11} {path}: {len(answer.content)} bytes")
+            plain = client.get(path, headers={"Accept-Encoding": "identity"})
+            packed = client.get(path, headers={"Accept-Encoding": "gzip"})
+            plain.raise_for_status()
+            packed.raise_for_status()
+            print(
+                f"  {page:<11} {path}: {len(plain.content)} bytes,"
+                f" {packed.num_bytes_downloaded} sent"
+                f" ({packed.headers.get('content-encoding', 'not compressed')})"
+            )
         frames, size = 0, 0
         with client.stream("GET", f"/matches/{playing}/live") as stream:
             for line in stream.iter_lines():
@@ -190,6 +213,12 @@ def measure(args: argparse.Namespace, url: str, tid: int, served: str, pid: int,
     recorder = multiprocessing.Process(target=record, args=(url, tid, stop, done, args.record_rate))
     recorder.start()
     assert done.get(timeout=120) == "ready"
+    quiet = 0.0
+    if args.quiet:
+        cpu = cpu_seconds(pid)
+        time.sleep(args.quiet)
+        quiet = (cpu_seconds(pid) - cpu) / args.quiet
+        playing[0] = wait_for_ladder(served)[1]  # the match in play meanwhile may be over
     load = os.getloadavg()[0]
     began, cpu = time.monotonic(), cpu_seconds(pid)
     found = asyncio.run(read(args, served, match, playing))
@@ -201,15 +230,18 @@ def measure(args: argparse.Namespace, url: str, tid: int, served: str, pid: int,
     cells = "".join(
         f"  {statistics.median(found[p]):6.0f} {percentile(found[p], 0.99):6.0f}" for p in PAGES
     )
+    readers = (cpu - quiet * elapsed) / max(total, 1) * 1000
     print(
         f"{total / elapsed:5.0f}{cells}  {count / spent:5.0f}  {cpu / max(total, 1) * 1000:5.1f} ms"
-        f"  {load:.1f}-{os.getloadavg()[0]:.1f}"
+        f"  {quiet * 1000:5.0f} ms/s {readers:5.1f} ms  {load:.1f}-{os.getloadavg()[0]:.1f}"
     )
     return {p: percentile(found[p], 0.99) for p in PAGES}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.gzip:
+        Connection.extra = b"Accept-Encoding: gzip\r\n"
     home = Path(tempfile.mkdtemp(prefix="bench-pages-"))
     url = f"sqlite:///{home / 'arena.db'}"
     scheduled = int(max(args.record_rate, 300) * args.seconds * args.rounds * 1.5) + 1000
@@ -228,7 +260,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(
             "req/s"
             + "".join(f"  {p + ' p50/p99':>13}" for p in PAGES)
-            + "  rec/s  server CPU/req  load avg (1 min) before-after"
+            + "  rec/s  server CPU/req  ladder alone  CPU/req less it"
+            + "  load avg (1 min) before-after"
         )
         rounds = [
             measure(args, url, tid, served, server.pid, match, playing) for _ in range(args.rounds)

@@ -195,6 +195,9 @@ class Connection:
     at 65 requests/s: the load generator, not the service, was measured); this one a
     tenth of a millisecond."""
 
+    #: Header lines every request sends besides Host (bench_pages --gzip: Accept-Encoding).
+    extra = b""
+
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader, self.writer = reader, writer
 
@@ -205,12 +208,15 @@ class Connection:
 
     async def get(self, path: str) -> bytes:
         """The body of GET `path`; an error for any status but 200."""
-        self.writer.write(b"GET %s HTTP/1.1\r\nHost: bench\r\n\r\n" % path.encode())
+        self.writer.write(b"GET %s HTTP/1.1\r\nHost: bench\r\n%s\r\n" % (path.encode(), self.extra))
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = head.split(b" ", 2)[1]
         length = re.search(rb"\r\ncontent-length: *(\d+)", head, re.I)
         if status != b"200" or length is None:
-            raise RuntimeError(f"GET {path}: {head.decode(errors='replace')!r}")
+            body = await self.reader.readexactly(int(length[1])) if length is not None else b""
+            said = re.search(rb"<p[^>]*>(.*?)</p>", body, re.S)  # an error page's line
+            why = said[1].decode(errors="replace") if said else ""
+            raise RuntimeError(f"GET {path}: {head.decode(errors='replace')!r} {why}")
         return await self.reader.readexactly(int(length[1]))
 
     def close(self) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import tempfile
 from collections.abc import Iterator
+from html import escape as html_escape
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -234,6 +235,42 @@ def test_private_output_is_shown_to_its_owner_and_organisers_alone(web: Web) -> 
     for who, sees in ((None, False), ("alice", False), ("bob", True), ("olga", True)):
         assert (BOB_DETAIL in web.get("/bots/bobs", who)) is sees
         assert (BOB_DETAIL in web.get(f"/matches/{web.ids['match']}", who)) is sees
+
+
+def test_a_page_is_rendered_once_for_anonymous_readers_and_never_shared(
+    web: Web, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An anonymous reader's page is rendered once while what it shows is kept (the
+    kept values' clock stands still here); an owner's page, by token or session, is
+    rendered for that request alone, and neither is ever served to the other."""
+    from arena.service import views
+    from arena.service.kept import Kept
+    from arena.service.web import pages
+
+    rendered: list[str] = []
+    original = pages.render
+
+    def counting(name: str, **context: Any) -> str:
+        rendered.append(name)
+        return original(name, **context)
+
+    monkeypatch.setattr(pages, "render", counting)
+    monkeypatch.setattr(views, "KEPT", Kept(clock=lambda: 0.0))
+    monkeypatch.setattr(web.client.app.state, "rendered_pages", pages.Rendered(), raising=False)
+    bob = signed_in(web, "bob")
+    for url in ("/bots/bobs", f"/matches/{web.ids['match']}"):
+        rendered.clear()
+        assert BOB_DETAIL in web.get(url, "bob")  # the owner first: not kept for others
+        assert BOB_DETAIL in bob.get(url).text
+        anonymous = [web.get(url) for _ in range(3)]
+        assert all(BOB_DETAIL not in html for html in anonymous)
+        assert anonymous == [anonymous[0]] * 3
+        assert BOB_DETAIL in web.get(url, "olga") and BOB_DETAIL in bob.get(url).text
+        assert BOB_DETAIL not in web.get(url, "alice") and web.get(url) == anonymous[0]
+        assert len(rendered) == 6  # bob twice, anonymous once, olga, bob again, alice
+    rendered.clear()
+    assert web.get("/") == web.get("/") and len(rendered) == 1
+    assert 'action="/signout"' in bob.get("/").text and len(rendered) == 2
 
 
 def test_hostile_text_is_escaped_and_spelled_on_every_page(web: Web) -> None:
@@ -581,6 +618,44 @@ def test_a_live_match_streams_every_event_as_a_spectator_sees_it(tmp_path: Path)
     # a browser that reconnects gets only what it missed
     again = _events(client, f"/matches/{unplayed.id}/live", {"Last-Event-ID": "69"})
     assert [i for kind, i, _ in again if kind == "frame"] == list(range(70, len(frames)))
+
+
+def test_without_javascript_the_live_page_shows_the_public_table_and_refreshes(
+    tmp_path: Path,
+) -> None:
+    """The spectator page's <noscript> part: the newest frame's table in plain HTML (the
+    row, the hand sizes, hostile names escaped), never a card of a hand, and a meta
+    refresh; a new move gives a new page."""
+    from arena.match.replay import walk
+    from arena.service.live import Live
+    from tests.service_fixtures import replay_of
+
+    store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
+    populate_web(store)
+    live = Live()
+    client = TestClient(create_app(store, tmp_path, live=live))
+    replay = replay_of(90, [f"{HOSTILE} v1", "bobs v1"])
+    live.start(90, {k: v for k, v in replay.items() if k not in ("events", "outcome")})
+    empty = client.get("/matches/90/watch").text
+    assert "No move yet." in empty
+    played = replay["events"][:20]
+    for event in played:
+        live.event(90, event)
+    page = client.get("/matches/90/watch").text
+    assert '<noscript><meta http-equiv="refresh" content="5"></noscript>' in page
+    plain = page[page.index("<noscript><h1>") : page.index('<div id="app">')]
+    frames = live.frames_since(90, 0)
+    assert frames is not None
+    last = frames[0][-1]["view"]["game"]
+    assert f"<td>{' '.join(map(str, last['row']))}</td>" in plain  # the row, as played
+    assert "<td>" + str(last["hand_sizes"][0]) + "</td>" in plain
+    assert html_escape(visible(HOSTILE)) in plain and "<b>x" not in plain
+    *_, (_, game) = walk({**replay, "events": played})
+    for seat in (0, 1):
+        hand = game.observation(seat)["game"]["hand"]
+        assert hand and " ".join(map(str, hand)) not in plain
+        assert "hand</th>" not in plain.replace("cards in hand</th>", "")
+    assert page != empty and client.get("/matches/90/watch").text == page
 
 
 def test_the_home_page_marks_a_live_match_and_the_board_follows(web: Web) -> None:

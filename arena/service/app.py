@@ -1,5 +1,6 @@
 """The ASGI application of `arena serve`: FastAPI over the store, its errors answered in
-one shape, every request body bounded, its OpenAPI description at /openapi.json (and
+one shape, every request body bounded, every answer but the live event streams
+compressed for clients that accept gzip, its OpenAPI description at /openapi.json (and
 pages at /docs). The JSON API is under /api; every other path is a web page
 (arena.service.web), whose errors are pages with one line."""
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse
 from starlette.exceptions import HTTPException
 
@@ -25,6 +27,7 @@ from arena.service.jobs import Jobs
 from arena.service.live import Live
 from arena.service.routes import error_response, router
 from arena.service.tournaments import Tournaments
+from arena.service.web import GZIP_LEVEL, GZIP_MINIMUM
 from arena.service.web import install as install_pages
 from arena.service.web.pages import error_page
 from arena.store import Store
@@ -112,6 +115,9 @@ def create_app(
             return error_page(error.status_code, str(error.detail), request)
         return error_response(error.status_code, str(error.detail))
 
+    # answers compressed for clients that accept it (not the live event stream, which
+    # Starlette leaves as it is: each frame must reach its spectator at once)
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM, compresslevel=GZIP_LEVEL)
     app.add_middleware(BodyLimit, max_bytes=config.max_body, seconds=config.body_seconds)
     return app
 

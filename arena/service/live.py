@@ -177,6 +177,15 @@ class Live:
                 found.spectating.advance(events)
             return found.spectating.frames[since:], ended  # an ended match takes no more
 
+    def latest(self, match_id: int) -> tuple[dict[str, Any] | None, int, bool] | None:
+        """The newest spectator frame (None: none yet), how many there are, and whether
+        the match ended (None: a match nobody publishes)."""
+        found = self.frames_since(match_id, 0)
+        if found is None:
+            return None
+        frames, ended = found
+        return (frames[-1] if frames else None), len(frames), ended
+
 
 def spectator_frames(header: dict[str, Any], events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What a spectator may see after each event so far (see the module), at once."""

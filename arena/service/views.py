@@ -154,58 +154,110 @@ def bot(store: Store, viewer: Viewer, name: str) -> dict[str, Any]:
     return bot_answer(store, viewer, name).rows  # type: ignore[no-any-return]
 
 
-def matches(store: Store, viewer: Viewer, name: str, limit: int) -> list[dict[str, Any]]:
-    """A bot's most recent recorded matches (a row per seat it held), newest first."""
+@dataclass(frozen=True)
+class Shared:
+    """Rows as read once for every viewer: whole, without their private parts, and the
+    owner of each row's private parts; `shown` is a viewer's share (per request)."""
+
+    whole: list[dict[str, Any]]
+    public: list[dict[str, Any]]
+    owners: tuple[str | None, ...]
+
+    @classmethod
+    def of(cls, rows: list[dict[str, Any]], owners: list[str | None]) -> Shared:
+        return cls(rows, [_public(row) for row in rows], tuple(owners))
+
+    def shown(self, viewer: Viewer) -> list[dict[str, Any]]:
+        seen = [viewer.sees(owner) for owner in self.owners]
+        if not any(seen):
+            return self.public
+        return [w if s else p for w, p, s in zip(self.whole, self.public, seen, strict=True)]
+
+
+def _matches_read(store: Store, name: str, limit: int) -> Shared | None:
     owner = store.bot_owner(name)
     if owner is None:
-        raise NotFound(f"no bot called {name!r}")
+        return None
     numbers = {v.id: v.number for v in store.versions(name=name)}
     rows = []
     for match, seat in store.bot_matches(name, limit):
-        row = {
-            "match": match.id,
-            "tournament": match.tournament_id,
-            "game": match.game,
-            "version": numbers.get(seat.bot_version_id),
-            "seat": seat.seat,
-            "score": seat.score,
-            "rank": seat.rank,
-            "status": str(seat.status),
-            "match_status": None if match.status is None else str(match.status),
-            "recorded": None
-            if match.recorded_at is None
-            else match.recorded_at.isoformat(timespec="seconds"),
-            "detail": seat.detail,
-        }
-        rows.append(row if viewer.sees(owner) else _public(row))
-    return rows
+        rows.append(
+            {
+                "match": match.id,
+                "tournament": match.tournament_id,
+                "game": match.game,
+                "version": numbers.get(seat.bot_version_id),
+                "seat": seat.seat,
+                "score": seat.score,
+                "rank": seat.rank,
+                "status": str(seat.status),
+                "match_status": None if match.status is None else str(match.status),
+                "recorded": None
+                if match.recorded_at is None
+                else match.recorded_at.isoformat(timespec="seconds"),
+                "detail": seat.detail,
+            }
+        )
+    return Shared.of(rows, [owner] * len(rows))
 
 
-def match(store: Store, viewer: Viewer, match_id: int) -> dict[str, Any]:
-    """One match: its game, status and every seat (the private parts of the viewer's own)."""
+def matches(store: Store, viewer: Viewer, name: str, limit: int) -> list[dict[str, Any]]:
+    """A bot's most recent recorded matches (a row per seat it held), newest first."""
+    found = _matches_read(store, name, limit)
+    if found is None:
+        raise NotFound(f"no bot called {name!r}")
+    return found.shown(viewer)
+
+
+def kept_matches(store: Store, name: str, limit: int) -> Shared:
+    """`matches` for every viewer, read at most once a second (a page's: kept.FRESH)."""
+    found: Shared | None = KEPT.get(
+        ("matches", store.url, name, limit), lambda _kept: _matches_read(store, name, limit)
+    )
+    if found is None:
+        raise NotFound(f"no bot called {name!r}")
+    return found
+
+
+@dataclass(frozen=True)
+class MatchPage:
+    """One match as read once for every viewer: its rows but the seats, the seats
+    (`Shared`), and whether it has a stored replay."""
+
+    head: dict[str, Any]
+    seats: Shared
+    replay: bool
+
+    def shown(self, viewer: Viewer) -> dict[str, Any]:
+        return {**self.head, "seats": self.seats.shown(viewer)}
+
+
+def _match_read(store: Store, match_id: int) -> MatchPage | None:
     found = store.match(match_id)
     if found is None:
-        raise NotFound(f"no match {match_id}")
+        return None
     owners = store.version_owners(found.lineup)
     labels = {v.id: v for v in store.versions(ids=found.lineup)}
     names = store.bot_names()
-    seats = []
+    seats, seat_owners = [], []
     for seat in store.match_seats(match_id):
         version = labels.get(seat.bot_version_id)
-        row = {
-            "seat": seat.seat,
-            "bot": None if version is None else names.get(version.bot_id),
-            "version": None if version is None else version.number,
-            "score": seat.score,
-            "rank": seat.rank,
-            "status": str(seat.status),
-            "mu_after": seat.mu_after,
-            "sigma_after": seat.sigma_after,
-            "detail": seat.detail,
-            "stderr_tail": seat.stderr[-reports.STDERR_TAIL :],
-        }
-        seats.append(row if viewer.sees(owners.get(seat.bot_version_id)) else _public(row))
-    return {
+        seats.append(
+            {
+                "seat": seat.seat,
+                "bot": None if version is None else names.get(version.bot_id),
+                "version": None if version is None else version.number,
+                "score": seat.score,
+                "rank": seat.rank,
+                "status": str(seat.status),
+                "mu_after": seat.mu_after,
+                "sigma_after": seat.sigma_after,
+                "detail": seat.detail,
+                "stderr_tail": seat.stderr[-reports.STDERR_TAIL :],
+            }
+        )
+        seat_owners.append(owners.get(seat.bot_version_id))
+    head = {
         "match": found.id,
         "tournament": found.tournament_id,
         "number": found.number,
@@ -214,23 +266,52 @@ def match(store: Store, viewer: Viewer, match_id: int) -> dict[str, Any]:
         "recorded": found.recorded,
         "status": None if found.status is None else str(found.status),
         "seconds": found.seconds,
-        "seats": seats,
     }
+    has_replay = found.recorded and store.has_replay(match_id)
+    return MatchPage(head, Shared.of(seats, seat_owners), has_replay)
+
+
+def match(store: Store, viewer: Viewer, match_id: int) -> dict[str, Any]:
+    """One match: its game, status and every seat (the private parts of the viewer's own)."""
+    found = _match_read(store, match_id)
+    if found is None:
+        raise NotFound(f"no match {match_id}")
+    return found.shown(viewer)
+
+
+def kept_match(store: Store, match_id: int) -> MatchPage:
+    """`match` for every viewer, read at most once a second (a page's: kept.FRESH)."""
+    found: MatchPage | None = KEPT.get(
+        ("match", store.url, match_id), lambda _kept: _match_read(store, match_id)
+    )
+    if found is None:
+        raise NotFound(f"no match {match_id}")
+    return found
+
+
+def hidden_seats(store: Store, viewer: Viewer, match_id: int) -> frozenset[int]:
+    """The seats of a stored match whose private parts (forfeit details, debug text)
+    the viewer may not see: what a replay's page is built for (`replay`)."""
+    found = store.match(match_id)
+    if found is None:
+        raise NotFound(f"no match {match_id}")
+    owners = store.version_owners(found.lineup)
+    return frozenset(
+        seat for seat, version in enumerate(found.lineup) if not viewer.sees(owners.get(version))
+    )
 
 
 def replay(store: Store, viewer: Viewer, match_id: int) -> dict[str, Any]:
     """A stored match's replay; a forfeit's detail and a seat's debug text only for the
     seats whose bots the viewer may see."""
+    return replay_without(store, match_id, hidden_seats(store, viewer, match_id))
+
+
+def replay_without(store: Store, match_id: int, hidden: frozenset[int]) -> dict[str, Any]:
+    """A stored match's replay without the private parts of the `hidden` seats."""
     from arena import viewer as pages
 
-    found = store.match(match_id)
-    if found is None:
-        raise NotFound(f"no match {match_id}")
     data = pages.stored_replay(store, str(match_id))
-    owners = store.version_owners(found.lineup)
-    hidden = {
-        seat for seat, version in enumerate(found.lineup) if not viewer.sees(owners.get(version))
-    }
     for event in data.get("events", []):
         seat = event.get("forfeit", event.get("seat"))
         if seat in hidden:

@@ -297,16 +297,39 @@ def build(replay: dict[str, Any]) -> str:
     return _page(page_data(replay))
 
 
-def build_live(header: dict[str, Any], stream: str, done: str) -> str:
+def build_live(
+    header: dict[str, Any],
+    stream: str,
+    done: str,
+    last: dict[str, Any] | None = None,
+    moves: int = 0,
+    refresh: int = 5,
+) -> str:
     """The page of a match in play, as a spectator sees it: no frame yet; viewer.js
     follows the server-sent events at `stream` (each a spectator frame, as
     arena.service.live makes them, its `view` the public table), and once the match
-    is over loads the page that framed it again, or `done` when none did."""
+    is over loads the page that framed it again, or `done` when none did.
+
+    Without JavaScript the page shows `last`, the spectator frame after the first
+    `moves` events, as plain HTML (`spectator.table_html`), and loads itself again
+    every `refresh` seconds (a meta refresh inside <noscript>, which a browser that
+    runs scripts ignores)."""
     data = dict(_shown({"meta": _meta(header), "frames": []}))
-    return _page({**data, "live": {"stream": stream, "done": done}})
+    seats = data["meta"]["seats"]
+    position = spectator.table_html(last, seats, moves)
+    quoted = html.escape(done, quote=True)
+    plain = (
+        f"<noscript><h1>{html.escape(data['meta']['title'])} live</h1>\n{position}\n"
+        f'<p><a href="">refresh</a> (this page refreshes every {refresh} s;'
+        f' <a href="{quoted}" target="_top">the match page</a>)</p></noscript>'
+    )
+    head = f'<noscript><meta http-equiv="refresh" content="{refresh}"></noscript>'
+    return _page({**data, "live": {"stream": stream, "done": done}}, head, plain)
 
 
-def _page(data: dict[str, Any]) -> str:
+def _page(data: dict[str, Any], head: str = "", plain: str = "") -> str:
+    """The page of `data`; `head` and `plain`: markup (already escaped) put at the end of
+    the head and before the viewer in the body (the live page's, for no JavaScript)."""
     meta = data["meta"]
     what = "live" if "live" in data else "replay"
     title = html.escape(f"{meta['title']} {what} {meta['match'] or ''}", quote=True)
@@ -330,8 +353,10 @@ def _page(data: dict[str, Any]) -> str:
             f"{connect} style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">",
             f"<title>{title}</title>",
             f"<style>\n{asset(STYLE)}\n</style>",
+            *([head] if head else []),
             "</head>",
             "<body>",
+            *([plain] if plain else []),
             '<div id="app"></div>',
             f'<script type="application/json" id="replay-data">{embed_json(data)}</script>',
             # the characters never shown raw, for cards.js (`ArenaViewer.visible`)

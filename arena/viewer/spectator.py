@@ -21,6 +21,7 @@ The layouts draw it as they draw another seat's view of a hand: backs, counted.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -63,3 +64,70 @@ def public_view(game: str, views: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if key not in ("seat", "game")
     }
     return {**common, "seat": None, "game": fields}
+
+
+def _text(value: Any) -> str:
+    """A field of the public table as plain text: cards and numbers by spaces, a pair of
+    braces per object, None (what no spectator may know) as "hidden"."""
+    if value is None:
+        return "hidden"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict):
+        return "; ".join(f"{key}: {_text(item)}" for key, item in value.items())
+    if isinstance(value, list | tuple):
+        if any(isinstance(item, list | tuple | dict) for item in value):
+            return " | ".join(_text(item) or "-" for item in value)
+        return " ".join(_text(item) for item in value)
+    return str(value)
+
+
+def table_html(frame: dict[str, Any] | None, seats: Sequence[dict[str, Any]], moves: int) -> str:
+    """A spectator's frame as plain HTML, for a page without JavaScript: who sits where
+    with their scores, who is to move, the last move's text and every field of the
+    public table (`public_view`: nothing one seat alone knows). Every string is escaped
+    here; the frame's strings are already spelled as the terminal shows them
+    (arena.service.live's frames pass `arena.viewer._shown`)."""
+    if frame is None:
+        return '<p id="position">No move yet.</p>'
+    view = frame["view"]
+    fields = dict(view["game"])
+    sizes = fields.pop("hand_sizes", None)
+    rows = []
+    for seat in seats:
+        index = seat["seat"]
+        marks = [
+            "to move" if index in (frame["to_move"] or []) else "",
+            "forfeited" if index in frame["forfeited"] else "",
+        ]
+        cells = [
+            str(index),
+            str(seat["bot"]),
+            _text(_at(frame["scores"], index)),
+            "" if sizes is None else _text(_at(sizes, index)),
+            ", ".join(m for m in marks if m),
+        ]
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    table = [
+        f'<tr><th scope="row">{html.escape(str(key))}</th><td>{html.escape(_text(value))}</td></tr>'
+        for key, value in fields.items()
+    ]
+    said = "over" if frame["over"] else f"phase: {_text(view.get('phase'))}"
+    return "\n".join(
+        [
+            '<div id="position">',
+            f"<p>After {moves} events ({html.escape(said)}): {html.escape(str(frame['text']))}</p>",
+            '<table id="position-seats"><thead><tr><th>seat</th><th>bot</th><th>score</th>'
+            "<th>cards in hand</th><th></th></tr></thead><tbody>",
+            *rows,
+            "</tbody></table>",
+            '<table id="position-table"><tbody>',
+            *table,
+            "</tbody></table>",
+            "</div>",
+        ]
+    )
+
+
+def _at(values: Sequence[Any] | None, index: int) -> Any:
+    return values[index] if values is not None and 0 <= index < len(values) else None

@@ -4,9 +4,14 @@ JSON API compute them), and renders one template. No SQL and no rule lives here.
 
 from __future__ import annotations
 
+import functools
+import gzip
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import orjson
@@ -21,7 +26,7 @@ from arena.service import etags, views
 from arena.service.auth import Viewer
 from arena.service.errors import NotFound
 from arena.service.jobs import Jobs
-from arena.service.web import POLICY, render
+from arena.service.web import GZIP_LEVEL, POLICY, render
 from arena.service.web.plots import rating_history
 from arena.service.web.sessions import page_viewer
 from arena.status import TournamentStatus
@@ -73,6 +78,31 @@ def page(html: str, status: int = 200, policy: str = POLICY) -> HTMLResponse:
     return HTMLResponse(html, status, headers=headers)
 
 
+@dataclass(frozen=True)
+class Packed:
+    """A page kept with its gzip form, compressed once (a replay viewer's half megabyte
+    would otherwise be compressed again for every reader)."""
+
+    html: str
+    gzipped: bytes
+
+    @classmethod
+    def of(cls, html: str) -> Packed:
+        return cls(html, gzip.compress(html.encode(), GZIP_LEVEL, mtime=0))
+
+
+def packed_page(request: Request, packed: Packed, policy: str = POLICY) -> Response:
+    """`page` of a kept page, in its gzip form for a client that accepts it (the app's
+    GZipMiddleware leaves an answer that has its Content-Encoding as it is)."""
+    answer: Response = page(packed.html, policy=policy)
+    if "gzip" in request.headers.get("accept-encoding", "").lower():
+        headers = {k: v for k, v in answer.headers.items() if k != "content-length"}
+        answer = Response(packed.gzipped, headers=headers)
+        answer.headers["Content-Encoding"] = "gzip"
+    answer.headers["Vary"] = "Accept-Encoding"
+    return answer
+
+
 def error_page(status: int, message: str, request: Request | None = None) -> HTMLResponse:
     """The one-line error of a page (a missing bot or match: 404)."""
     signed = {} if request is None else signed_in(request)
@@ -95,6 +125,64 @@ def show(
     return page(render(name, **signed_in(request), **context), status, policy)
 
 
+class Rendered:
+    """Pages as an anonymous reader gets them, the newest `size`, each by its key (the
+    page and its query) with the values it was rendered from: values the pages keep
+    (arena.service.kept), so that while they are the same objects the page is too, and
+    a hundred readers of one board cost one rendering a board (and one compression).
+    Only a reader with no
+    account gets them: an owner's page (its private parts) and a signed-in page (its
+    header, its CSRF token) are rendered for that request alone."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._pages: OrderedDict[Hashable, tuple[tuple[Any, ...], Packed]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, parts: tuple[Any, ...]) -> Packed | None:
+        with self._lock:
+            found = self._pages.get(key)
+        if found is None or len(found[0]) != len(parts):
+            return None
+        same = all(old is new for old, new in zip(found[0], parts, strict=True))
+        return found[1] if same else None
+
+    def put(self, key: Hashable, parts: tuple[Any, ...], html: Packed) -> None:
+        with self._lock:
+            self._pages[key] = (parts, html)
+            self._pages.move_to_end(key)
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+
+
+def _rendered(request: Request) -> Rendered:
+    found: Rendered = app_state(request, "rendered_pages", Rendered)
+    return found
+
+
+def show_kept(
+    request: Request,
+    seen: Viewer,
+    key: Hashable,
+    parts: tuple[Any, ...],
+    name: str,
+    context: Callable[[], dict[str, Any]],
+    policy: str = POLICY,
+) -> Response:
+    """`show`, its HTML kept for anonymous readers (`Rendered`) under `key` while `parts`
+    (what the page was made from: kept values) are the same objects. `context()`, the
+    template's values, must follow from `key` and `parts` alone; it is only called
+    when the page is rendered."""
+    if seen.account is not None or signed_in(request)["signed"] is not None:
+        return show(request, name, policy=policy, **context())
+    rendered = _rendered(request)
+    packed = rendered.get(key, parts)
+    if packed is None:
+        packed = Packed.of(render(name, signed=None, csrf=None, **context()))
+        rendered.put(key, parts, packed)
+    return packed_page(request, packed, policy)
+
+
 def _store(request: Request) -> Store:
     store: Store = request.app.state.store
     return store
@@ -105,14 +193,9 @@ def _labels(store: Store) -> dict[int, str]:
 
 
 def recent_matches(store: Store, limit: int) -> list[dict[str, Any]]:
-    """The newest recorded matches, each with its bots by seat (every bot's newest
-    `limit`, merged: the store answers recent matches per bot)."""
+    """The newest recorded matches, each with its bots by seat."""
     labels = _labels(store)
-    found: dict[int, Any] = {}
-    for name in sorted(set(store.bot_names().values())):
-        for match, _seat in store.bot_matches(name, limit):
-            found[match.id or 0] = match
-    newest = sorted(found.values(), key=lambda m: (m.recorded_at, m.id), reverse=True)[:limit]
+    newest = store.recent_matches(limit)
     return [
         {
             "match": m.id,
@@ -169,9 +252,30 @@ def newest_versions(store: Store, limit: int) -> list[dict[str, Any]]:
 
 
 @router.get("/", response_class=HTMLResponse)
-def home(request: Request, seen: Seen) -> HTMLResponse:
+def home(request: Request, seen: Seen) -> Response:
     store = _store(request)
-    games = [
+    live = request.app.state.live.playing()
+    lists = {
+        "playing": views.recent(
+            store,
+            ("playing", *live),
+            lambda: now_playing(store, RECENT, frozenset(live)),
+        ),
+        "matches": views.recent(store, "recent", lambda: recent_matches(store, RECENT)),
+        "versions": views.recent(store, "newest", lambda: newest_versions(store, RECENT)),
+        "tournaments": views.recent(
+            store, "tournaments", lambda: reports.tournaments(store)[:RECENT]
+        ),
+    }
+    parts = tuple(lists.values())
+    context = {"games": games_table(), **lists}
+    return show_kept(request, seen, "home", parts, "home.html", lambda: context)
+
+
+@functools.cache
+def games_table() -> list[dict[str, Any]]:
+    """The home page's table of games (they are the package's: read once)."""
+    return [
         {
             "game": g.spec.id,
             "title": g.spec.title,
@@ -180,19 +284,6 @@ def home(request: Request, seen: Seen) -> HTMLResponse:
         }
         for g in all_games()
     ]
-    return show(
-        request,
-        "home.html",
-        games=games,
-        playing=views.recent(
-            store,
-            ("playing", *request.app.state.live.playing()),
-            lambda: now_playing(store, RECENT, frozenset(request.app.state.live.playing())),
-        ),
-        matches=views.recent(store, "recent", lambda: recent_matches(store, RECENT)),
-        versions=views.recent(store, "newest", lambda: newest_versions(store, RECENT)),
-        tournaments=views.recent(store, "tournaments", lambda: reports.tournaments(store)[:RECENT]),
-    )
 
 
 def sorted_board(rows: list[dict[str, Any]], sort: str, order: str) -> list[dict[str, Any]]:
@@ -235,26 +326,27 @@ def leaderboard(
     etag = etags.tag(etags.PAGES, board.etag, note, sort, direction, latest, rules, header)
     if etags.held(request, etag):  # the board, its options and the header unchanged
         return etags.not_modified(etag, etags.PAGE_CACHE)
-    rows = sorted_board(board.rows, sort, direction)
-    stamp = hashlib.sha256(orjson.dumps(rows)).hexdigest()[:16]
-    answer = show(
-        request,
-        "leaderboard.html",
-        policy=LIVE_POLICY,
-        refresh=REFRESH,
-        stamp=stamp,
-        game=game,
-        title=spec.title,
-        rules=shown_rules,
-        current=spec.version,
-        score_order=reports.score_order(game),
-        time_control=note,
-        rows=rows,
-        sort=sort,
-        order=direction,
-        latest=latest,
-        sorts=SORTS,
-    )
+
+    def context() -> dict[str, Any]:
+        rows = sorted_board(board.rows, sort, direction)
+        return {
+            "refresh": REFRESH,
+            "stamp": hashlib.sha256(orjson.dumps(rows)).hexdigest()[:16],
+            "game": game,
+            "title": spec.title,
+            "rules": shown_rules,
+            "current": spec.version,
+            "score_order": reports.score_order(game),
+            "time_control": note,
+            "rows": rows,
+            "sort": sort,
+            "order": direction,
+            "latest": latest,
+            "sorts": SORTS,
+        }
+
+    key = ("leaderboard", game, sort, direction, latest, rules)
+    answer = show_kept(request, seen, key, (board, note), "leaderboard.html", context, LIVE_POLICY)
     answer.headers.update(etags.headers(etag, etags.PAGE_CACHE))
     return answer
 
@@ -291,26 +383,29 @@ def by_opponent(store: Store, name: str, details: dict[str, Any]) -> list[dict[s
 
 
 @router.get("/bots/{name:path}", response_class=HTMLResponse)
-def bot(request: Request, name: str, seen: Seen) -> HTMLResponse:
+def bot(request: Request, name: str, seen: Seen) -> Response:
     store = _store(request)
     details = views.bot(store, seen, name)  # NotFound: the 404 page
     jobs: Jobs = request.app.state.jobs
     history = views.recent(store, ("history", name), lambda: rating_history(store, name))
+    # the head-to-head of its every match: read at most once a second, as its plot
+    opponents = views.recent(store, ("opponents", name), lambda: by_opponent(store, name, details))
+    matches = views.kept_matches(store, name, RECENT)
     own = seen.account is not None and seen.sees(details["owner"])
-    return show(
-        request,
-        "bot.html",
-        bot=details,
-        # the head-to-head of its every match: read at most once a second, as its plot
-        opponents=views.recent(
-            store, ("opponents", name), lambda: by_opponent(store, name, details)
-        ),
-        matches=views.matches(store, seen, name, RECENT),
-        submissions=[j.shown() for j in jobs.of(seen.author(), name)] if own else None,
-        history=history,
-        history_json=Markup(replay_pages.embed_json(history)),
-        policy=PLOT_POLICY if history else POLICY,
-    )
+
+    def context() -> dict[str, Any]:
+        return {
+            "bot": details,
+            "opponents": opponents,
+            "matches": matches.shown(seen),
+            "submissions": [j.shown() for j in jobs.of(seen.author(), name)] if own else None,
+            "history": history,
+            "history_json": Markup(replay_pages.embed_json(history)),
+        }
+
+    parts = (details, history, opponents, matches)
+    policy = PLOT_POLICY if history else POLICY
+    return show_kept(request, seen, ("bot", name), parts, "bot.html", context, policy)
 
 
 def _match_id(match_id: int) -> int:
@@ -320,50 +415,69 @@ def _match_id(match_id: int) -> int:
 
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
-def match(request: Request, match_id: int, seen: Seen) -> HTMLResponse:
-    store = _store(request)
-    found = views.match(store, seen, _match_id(match_id))
-    viewable = found["game"] in replay_pages.GAMES and store.replay(match_id) is not None
-    live = not found["recorded"] and request.app.state.live.in_play(match_id)
-    return show(request, "match.html", match=found, replay=viewable, live=live)
+def match(request: Request, match_id: int, seen: Seen) -> Response:
+    found = views.kept_match(_store(request), _match_id(match_id))
+    viewable = found.head["game"] in replay_pages.GAMES and found.replay
+    live = not found.head["recorded"] and request.app.state.live.in_play(match_id)
+    context = {"match": found.shown(seen), "replay": viewable, "live": live}
+    key = ("match", match_id, live)
+    return show_kept(request, seen, key, (found,), "match.html", lambda: context)
 
 
 class Built:
-    """The replay viewer's pages an anonymous reader gets, by match id, the newest
-    `size`: a recorded match's replay never changes, and its page costs a parse and
-    check of the replay and a walk of the match through the referee (a LEYLO match of
-    570 events: about 150 ms of CPU, half a megabyte). A signed-in reader, who may see
-    some seats' private output, gets a page built for it."""
+    """The replay viewer's pages, the newest `size`, by (match id, the seats whose
+    private parts are left out): a recorded match's replay never changes, and its page
+    costs a parse and check of the replay and a walk of the match through the referee
+    (a LEYLO match of 570 events: about 150 ms of CPU, half a megabyte). A page holds
+    nothing but the match and those seats' share, so readers who may see the same seats
+    (every anonymous reader; an owner and the readers who may see the same) share it. The
+    readers who ask for a page not built yet wait for one build of it."""
 
     def __init__(self, size: int = 32):
         self.size = size
-        self._pages: OrderedDict[int, str] = OrderedDict()
+        self._pages: OrderedDict[Hashable, Packed] = OrderedDict()
+        self._building: dict[Hashable, Future[Packed]] = {}
         self._lock = threading.Lock()
 
-    def get(self, match_id: int) -> str | None:
+    def get(self, key: Hashable, build: Callable[[], str]) -> Packed:
+        """The page of `key`, built by `build()` if it is not kept."""
         with self._lock:
-            found = self._pages.get(match_id)
+            found = self._pages.get(key)
             if found is not None:
-                self._pages.move_to_end(match_id)
-            return found
-
-    def put(self, match_id: int, html: str) -> None:
+                self._pages.move_to_end(key)
+                return found
+            building = self._building.get(key)
+            mine = building is None
+            if building is None:
+                building = self._building[key] = Future()
+        if not mine:
+            return building.result()
+        try:
+            html = Packed.of(build())
+        except BaseException as error:
+            with self._lock:
+                self._building.pop(key, None)
+            building.set_exception(error)
+            raise
         with self._lock:
-            self._pages[match_id] = html
+            self._pages[key] = html
             while len(self._pages) > self.size:
                 self._pages.popitem(last=False)
+            self._building.pop(key, None)
+        building.set_result(html)
+        return html
 
 
-def _built(request: Request) -> Built:
+_STATE_LOCK = threading.Lock()
+
+
+def app_state(request: Request, name: str, make: Callable[[], Any]) -> Any:
+    """The application's one `name` (made by `make` the first time it is asked for)."""
     state = request.app.state
-    with _BUILT_LOCK:
-        if getattr(state, "viewer_pages", None) is None:
-            state.viewer_pages = Built()
-    found: Built = state.viewer_pages
-    return found
-
-
-_BUILT_LOCK = threading.Lock()
+    with _STATE_LOCK:
+        if getattr(state, name, None) is None:
+            setattr(state, name, make())
+        return getattr(state, name)
 
 
 @router.get("/matches/{match_id}/replay", response_class=HTMLResponse)
@@ -371,17 +485,17 @@ def replay(request: Request, match_id: int, seen: Seen) -> Response:
     """The replay viewer's page of a stored match (what `arena replay html` writes),
     with the private parts of the seats the viewer may not see left out; 304 to an
     anonymous reader that holds it."""
-    anonymous, built = seen.account is None, _built(request)
     # a stored replay never changes: an anonymous reader's page is this process's own
-    etag = etags.tag(etags.PAGES, "replay", match_id) if anonymous else None
+    etag = etags.tag(etags.PAGES, "replay", match_id) if seen.account is None else None
     if etag is not None and etags.held(request, etag):
         return etags.not_modified(etag, etags.PAGE_CACHE)
-    html = built.get(match_id) if anonymous else None
-    if html is None:
-        html = replay_pages.build(views.replay(_store(request), seen, _match_id(match_id)))
-        if anonymous:
-            built.put(match_id, html)
-    answer = page(html, policy=VIEWER_POLICY)
+    store, found = _store(request), _match_id(match_id)
+    hidden = views.hidden_seats(store, seen, found)
+    built: Built = app_state(request, "viewer_pages", Built)
+    packed = built.get(
+        (found, hidden), lambda: replay_pages.build(views.replay_without(store, found, hidden))
+    )
+    answer = packed_page(request, packed, VIEWER_POLICY)
     if etag is not None:
         answer.headers.update(etags.headers(etag, etags.PAGE_CACHE))
     return answer

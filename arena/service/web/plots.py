@@ -19,22 +19,15 @@ def rating_history(store: Store, name: str) -> list[dict[str, Any]]:
     """Per game and rules version (oldest match first): the versions plotted and the
     points, each {match, version, mu, sigma} in the order the matches were recorded."""
     numbers = {v.id: v.number for v in store.versions(name=name)}
-    seats = [
-        (match, seat)
-        for match, seat in store.bot_matches(name, MOST)
-        if seat.mu_after is not None and seat.sigma_after is not None
-    ]
-    seats.reverse()  # oldest first (the store answers newest first)
+    points = store.rating_points(name, MOST)
+    points.reverse()  # oldest first (the store answers newest first)
     plots: dict[tuple[str, int], dict[str, Any]] = {}
-    for match, seat in seats:
+    for match, game, rules, version_id, mu, sigma in points:
         plot = plots.setdefault(
-            (match.game, match.game_version),
-            {"game": match.game, "rules": match.game_version, "versions": [], "points": []},
+            (game, rules), {"game": game, "rules": rules, "versions": [], "points": []}
         )
-        version = numbers.get(seat.bot_version_id)
+        version = numbers.get(version_id)
         if version not in plot["versions"]:
             plot["versions"].append(version)
-        plot["points"].append(
-            {"match": match.id, "version": version, "mu": seat.mu_after, "sigma": seat.sigma_after}
-        )
+        plot["points"].append({"match": match, "version": version, "mu": mu, "sigma": sigma})
     return [plots[key] for key in sorted(plots)]

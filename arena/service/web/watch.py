@@ -8,7 +8,10 @@ that reconnects (EventSource sends Last-Event-ID) gets only what it missed; then
 `GET /matches/ID/watch`, the replay viewer's page for a spectator
 (`arena.viewer.build_live`): it follows the stream and draws each frame's public
 table (no hand, no face-down card) with the viewer's own layouts and, at the end,
-loads the match page again: the recorded match, with its full replay.
+loads the match page again: the recorded match, with its full replay. Without
+JavaScript the same page shows the newest frame's table as plain HTML and loads
+itself again every few seconds (`arena.viewer.build_live`); it is the same for every
+spectator, so it is built once a frame.
 
 A leaderboard page runs static/refresh.js, which asks for the same page again every
 few seconds and puts the new board in place of the old (the page is the server's
@@ -23,17 +26,21 @@ from typing import Annotated
 
 import orjson
 from fastapi import APIRouter, Header, Request
-from fastapi.responses import HTMLResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, Response, StreamingResponse
 
 from arena import viewer
 from arena.service.errors import NotFound
 from arena.service.live import Live
-from arena.service.web.pages import VIEWER_POLICY, page
+from arena.service.web.pages import VIEWER_POLICY, Built, app_state, packed_page
 
 router = APIRouter(include_in_schema=False)
 #: Seconds between a stream's looks for new frames, and between its keep-alive comments.
 STEP = 0.1
 KEEP_ALIVE = 15.0
+#: Seconds between a spectator page's loads of itself when scripts do not run.
+REFRESH = 5
+#: Spectator pages kept (a match's newest one is the one asked for).
+WATCH_PAGES = 16
 #: The spectator's viewer page also asks its own server for the stream.
 WATCH_POLICY = VIEWER_POLICY + "; connect-src 'self'"
 
@@ -44,13 +51,21 @@ def live_of(request: Request) -> Live:
 
 
 @router.get("/matches/{match_id}/watch", response_class=HTMLResponse)
-def watch(request: Request, match_id: int) -> HTMLResponse:
-    """The replay viewer's page of a match in play, as a spectator sees it."""
-    header = live_of(request).header(match_id)
-    if header is None:
+def watch(request: Request, match_id: int) -> Response:
+    """The replay viewer's page of a match in play, as a spectator sees it (the same
+    for everyone: kept, with its gzip form, until the next frame)."""
+    live = live_of(request)
+    header, latest = live.header(match_id), live.latest(match_id)
+    if header is None or latest is None:
         raise NotFound(f"match {match_id} is not being played here")
+    last, count, ended = latest
     base = f"/matches/{match_id}"
-    return page(viewer.build_live(header, f"{base}/live", base), policy=WATCH_POLICY)
+    built: Built = app_state(request, "watch_pages", lambda: Built(WATCH_PAGES))
+    packed = built.get(
+        (match_id, count, ended),
+        lambda: viewer.build_live(header, f"{base}/live", base, last, count, REFRESH),
+    )
+    return packed_page(request, packed, WATCH_POLICY)
 
 
 @router.get("/matches/{match_id}/live")
