@@ -450,7 +450,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--matches", type=int, default=100, help="matches per tournament")
     parser.add_argument("--trips", type=int, default=2000, help="timed trips per round trip")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)  # a child's run
-    parser.add_argument("--tree", type=Path, help=argparse.SUPPRESS)  # read above, at import
+    parser.add_argument(  # read above, at import (arena is imported from it)
+        "--tree",
+        type=Path,
+        metavar="DIR",
+        help="measure another checkout of arena (e.g. git worktree add DIR COMMIT) the same way",
+    )
     args = parser.parse_args(argv)
     args.bot_names = tuple(args.bots.split(","))
     args.game_ids = [g for g in args.games.split(",") if g] or [g.spec.id for g in all_games()]
