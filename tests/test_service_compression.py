@@ -19,11 +19,9 @@ import pytest
 from arena.service import server
 from arena.service.app import create_app
 from arena.service.live import Live
-from arena.status import TournamentStatus
 from arena.store import Store
-from arena.store.models import Match
 from tests.service_fixtures import replay_of
-from tests.web_fixtures import HOSTILE, populate_web
+from tests.web_fixtures import HOSTILE, populate_with_a_match_in_play
 
 #: Seconds a read of the socket may wait before the test fails (not a timing assertion:
 #: a frame held back by a compressor would never come).
@@ -39,15 +37,7 @@ class Served:
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     home: Path = tmp_path_factory.mktemp("gzip")
     store = Store(f"sqlite:///{home / 'arena.db'}")
-    ids = populate_web(store)
-    tid = ids["first_tournament"]
-    assert isinstance(tid, int)
-    first = store.matches(tid)[0]
-    (unplayed,) = store.add_matches(
-        tid, [Match(number=1, game="take-that", game_version=1, seed=9, lineup=first.lineup)]
-    )
-    store.set_tournament_status(tid, TournamentStatus.RUNNING)
-    assert unplayed.id is not None
+    ids, unplayed = populate_with_a_match_in_play(store)
     live = Live()
     uvicorn = server.server(create_app(store, home, live=live))
     sock = server.listen("127.0.0.1", 0)

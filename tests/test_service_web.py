@@ -22,9 +22,7 @@ from arena.controls import visible
 from arena.results import headtohead, reports
 from arena.service.app import create_app
 from arena.service.web import number, segment
-from arena.status import TournamentStatus
 from arena.store import Store
-from arena.store.models import Match
 from tests.service_fixtures import BOB_DEBUG, BOB_DETAIL
 from tests.web_fixtures import (
     HOSTILE,
@@ -32,6 +30,7 @@ from tests.web_fixtures import (
     HOSTILE_STDERR,
     HOSTILE_VOID,
     populate_web,
+    populate_with_a_match_in_play,
 )
 
 
@@ -558,15 +557,7 @@ def test_a_live_match_streams_every_event_as_a_spectator_sees_it(tmp_path: Path)
     from tests.service_fixtures import replay_of
 
     store = Store(f"sqlite:///{tmp_path / 'arena.db'}")
-    ids = populate_web(store)
-    tid = ids["first_tournament"]
-    assert isinstance(tid, int)
-    first = store.matches(tid)[0]
-    (unplayed,) = store.add_matches(
-        tid, [Match(number=1, game="take-that", game_version=1, seed=9, lineup=first.lineup)]
-    )
-    store.set_tournament_status(tid, TournamentStatus.RUNNING)
-    assert unplayed.id is not None and not unplayed.recorded
+    _, unplayed = populate_with_a_match_in_play(store)
     live = Live()
     client = TestClient(create_app(store, tmp_path, live=live))
     replay = replay_of(unplayed.id, [f"{HOSTILE} v1", "bobs v1"])  # names as published

@@ -7,6 +7,7 @@ from __future__ import annotations
 import orjson
 
 from arena.results import rating
+from arena.status import TournamentStatus
 from arena.store import MatchRecord, SeatRecord, Store
 from arena.store.models import Match, Tournament
 from tests.service_fixtures import populate, replay_of
@@ -63,3 +64,18 @@ def populate_web(store: Store) -> dict[str, object]:
         "tournament": store.matches(tid)[0].tournament_id,
         "first_tournament": first.tournament_id,
     }
+
+
+def populate_with_a_match_in_play(store: Store) -> tuple[dict[str, object], Match]:
+    """`populate_web`'s store with one more match of its first tournament, not played
+    yet, and that tournament running: a match the live pages can show as in play."""
+    ids = populate_web(store)
+    tid = ids["first_tournament"]
+    assert isinstance(tid, int)
+    first = store.matches(tid)[0]
+    (unplayed,) = store.add_matches(
+        tid, [Match(number=1, game="take-that", game_version=1, seed=9, lineup=first.lineup)]
+    )
+    store.set_tournament_status(tid, TournamentStatus.RUNNING)
+    assert unplayed.id is not None and not unplayed.recorded
+    return ids, unplayed
